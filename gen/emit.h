@@ -1,0 +1,76 @@
+/* emit.h - the instruction model shared by the family emitters (emit_*.c)
+ * and the writers of modules and wrappers (instr.c).
+ *
+ * A family emitter turns a form into an opcode string and an operand list;
+ * everything that prints (PTX module, CUDA inline asm, plain text) works
+ * from that list, so a new family is one emit_*.c and rows in sigs.def.
+ */
+#ifndef MMAGEN_EMIT_H
+#define MMAGEN_EMIT_H
+
+#include "ptx.h"
+#include "table.h"
+
+enum reg_type { R_B32, R_F32, R_F64, R_B64, R_B16, R_PRED };
+enum op_kind {
+	OP_VEC,      /* {r0, r1, ...}: `count` registers */
+	OP_REG,      /* one register */
+	OP_IMM,      /* an immediate: imm[0] */
+	OP_IMMVEC,   /* {imm0, imm1} */
+	OP_ADDR      /* [register]: a shared-memory or tensor-memory address */
+};
+enum op_dir { DIR_IN, DIR_OUT, DIR_INOUT };
+
+struct operand {
+	const char *name;    /* register prefix and wrapper parameter: "d", "a" */
+	uint8_t kind;        /* enum op_kind */
+	uint8_t count;       /* registers in an OP_VEC */
+	uint8_t rtype;       /* enum reg_type */
+	uint8_t dir;         /* enum op_dir */
+	int32_t imm[2];
+};
+
+#define MAX_OPS 14
+struct instr {
+	struct operand op[MAX_OPS];
+	int nops;
+	const char *pre[4];  /* lines the module runs before the instruction */
+	const char *post[4]; /* ... and after it */
+};
+
+struct family_emitter {
+	/* Append the complete opcode of f to b. */
+	void (*opcode)(const mmagen_form *f, struct buf *b);
+	/* Fill the operand list of f. */
+	void (*operands)(const mmagen_form *f, struct instr *in);
+	/* Append the shape as printed in tables ("m16n8k16"). */
+	void (*shape)(const mmagen_form *f, struct buf *b);
+};
+
+extern const struct family_emitter mmagen_emit_mma, mmagen_emit_wgmma,
+	mmagen_emit_tcgen05, mmagen_emit_ldmatrix, mmagen_emit_stmatrix;
+const struct family_emitter *family_emitter(int family);
+
+/* Helpers for family emitters. */
+void instr_add(struct instr *in, const char *name, int kind, int count,
+	       int rtype, int dir);
+void instr_add_imm(struct instr *in, const char *name, int32_t v);
+void instr_add_immvec(struct instr *in, const char *name, int32_t a, int32_t b);
+/* Registers holding `elems` elements of type t per thread: 32-bit
+ * registers except for f64 (one per element); `container` bits per element
+ * (the type's own width unless a kind packs narrower types wider). */
+int regs_for(unsigned elems, unsigned container_bits, mmagen_type t);
+/* Register type for an accumulator / fragment of element type t. */
+int reg_type_of(mmagen_type t);
+
+/* Format the operand list as PTX ("{%rd0, %rd1}, {%ra0}, ..."). */
+void emit_operands(struct buf *b, const struct instr *in);
+
+/* One module for target t at .version `version` with one entry per form
+ * ("mmagen_f0", ...); first_line[i], if given, receives the line where
+ * entry i starts, so that ptxas errors can be traced to forms. */
+mmagen_status emit_forms_module(const mmagen_form *const *fs, size_t n, int t,
+				unsigned version, char **out, size_t *len,
+				size_t *first_line);
+
+#endif

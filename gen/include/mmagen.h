@@ -1,0 +1,216 @@
+/* mmagen.h - the public API of libmmagen, the PTX generator for NVIDIA
+ * tensor-core MMA instructions.
+ *
+ * Every function returns an mmagen_status (0 = MMAGEN_OK) or a plain value;
+ * after a failure mmagen_last_error() holds a one-line message naming the
+ * rule that failed and the nearest legal alternative.  The library never
+ * prints and never exits.  Strings it returns are static unless said
+ * otherwise; buffers it allocates are freed with mmagen_free().
+ */
+#ifndef MMAGEN_H
+#define MMAGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes: one list, the enum and the names come from it ---- */
+#define MMAGEN_STATUS_LIST(X)                                              \
+	X(OK, "ok")                                                        \
+	X(INVALID_ARGUMENT, "invalid argument")                            \
+	X(UNKNOWN_NAME, "unknown name")                                    \
+	X(ILLEGAL_FORM, "no such instruction form")                        \
+	X(AMBIGUOUS, "request matches more than one form")                 \
+	X(TARGET, "form not available on this target")                     \
+	X(NO_MEMORY, "out of memory")                                      \
+	X(IO, "input/output error")                                        \
+	X(UNSUPPORTED, "not supported by this generator")
+
+typedef enum mmagen_status {
+#define MMAGEN_X_(id, str) MMAGEN_##id,
+	MMAGEN_STATUS_LIST(MMAGEN_X_)
+#undef MMAGEN_X_
+	MMAGEN_STATUS_COUNT
+} mmagen_status;
+
+/* "MMAGEN_ILLEGAL_FORM" style name of a status. */
+const char *mmagen_status_str(mmagen_status s);
+/* Thread-local detail of the last failure ("" when none). */
+const char *mmagen_last_error(void);
+void mmagen_free(void *p);
+
+/* ---- element types ---- */
+/* X(id, ptx name, bits) in the order of the seeds' tables. */
+#define MMAGEN_TYPE_LIST(X)                                                \
+	X(F64, "f64", 64)                                                  \
+	X(F32, "f32", 32)                                                  \
+	X(TF32, "tf32", 32)                                                \
+	X(F16, "f16", 16)                                                  \
+	X(BF16, "bf16", 16)                                                \
+	X(E4M3, "e4m3", 8)                                                 \
+	X(E5M2, "e5m2", 8)                                                 \
+	X(E3M2, "e3m2", 6)                                                 \
+	X(E2M3, "e2m3", 6)                                                 \
+	X(E2M1, "e2m1", 4)                                                 \
+	X(UE8M0, "ue8m0", 8)                                               \
+	X(UE4M3, "ue4m3", 8)                                               \
+	X(S32, "s32", 32)                                                  \
+	X(S8, "s8", 8)                                                     \
+	X(U8, "u8", 8)                                                     \
+	X(S4, "s4", 4)                                                     \
+	X(U4, "u4", 4)                                                     \
+	X(B1, "b1", 1)
+
+typedef enum mmagen_type {
+	MMAGEN_TYPE_NONE = 0,
+#define MMAGEN_X_(id, name, bits) MMAGEN_##id,
+	MMAGEN_TYPE_LIST(MMAGEN_X_)
+#undef MMAGEN_X_
+	MMAGEN_TYPE_COUNT
+} mmagen_type;
+
+/* PTX spelling without the dot ("bf16"); "none" for MMAGEN_TYPE_NONE. */
+const char *mmagen_type_name(mmagen_type t);
+/* Width of one element in bits (tf32: 32, its container). */
+unsigned mmagen_type_bits(mmagen_type t);
+/* Parse a PTX name or a common alias (fp16, half, bfloat16,
+ * float8_e4m3fn, int8, uint4, ...), case-insensitive, leading '.' allowed. */
+mmagen_status mmagen_type_parse(const char *s, mmagen_type *out);
+/* Exact value of a bit pattern (the low mmagen_type_bits() bits of
+ * `bits` are used; tf32 ignores the 13 low mantissa bits). */
+double mmagen_type_decode(mmagen_type t, uint64_t bits);
+/* Round-to-nearest-even encode following the format's own rules:
+ * IEEE types and e5m2 overflow to Inf; e4m3, ue4m3 and the FP6/FP4 types
+ * saturate at their largest finite value; ue8m0 is the nearest power of two
+ * in 2^-127..2^127; integers round then saturate; b1 is (v != 0). */
+uint64_t mmagen_type_encode(mmagen_type t, double v);
+/* Largest finite value (integers: largest value). */
+double mmagen_type_max(mmagen_type t);
+/* 1 for floating formats (tf32, ue8m0 and ue4m3 included). */
+int mmagen_type_is_float(mmagen_type t);
+
+
+/* ---- targets ---- */
+/* The targets ptxas 13.0 knows from sm_75 up, in order; see targets.def. */
+int mmagen_target_count(void);
+const char *mmagen_target_name(int t);
+/* Accepts "sm_90a", "90a", "compute_90a"; on failure names the nearest. */
+mmagen_status mmagen_target_parse(const char *s, int *out);
+/* Lowest .version (as 10*major+minor, e.g. 87) ptxas accepts for it. */
+unsigned mmagen_target_min_ptx(int t);
+
+/* ---- instruction forms ---- */
+typedef enum mmagen_family {
+	MMAGEN_FAM_MMA = 1,     /* mma.sync, mma.sp (sparse field) */
+	MMAGEN_FAM_WGMMA,       /* wgmma.mma_async{.sp} */
+	MMAGEN_FAM_TCGEN05,     /* tcgen05.mma{.sp}{.ws} */
+	MMAGEN_FAM_LDMATRIX,
+	MMAGEN_FAM_STMATRIX,
+	MMAGEN_FAM_END
+} mmagen_family;
+
+enum { MMAGEN_SPARSE_NONE, MMAGEN_SPARSE_SP, MMAGEN_SPARSE_ORDERED };
+enum { MMAGEN_LAYOUT_NONE, MMAGEN_ROW, MMAGEN_COL };
+enum { MMAGEN_BITOP_NONE, MMAGEN_XOR_POPC, MMAGEN_AND_POPC };
+enum { MMAGEN_ASRC_NONE, MMAGEN_ASRC_REG, MMAGEN_ASRC_SMEM, MMAGEN_ASRC_TMEM };
+enum { MMAGEN_RND_NONE, MMAGEN_RN, MMAGEN_RZ, MMAGEN_RM, MMAGEN_RP };
+/* X(id, ptx spelling of .kind::) */
+#define MMAGEN_KIND_LIST(X)                                                \
+	X(F16, "f16") X(TF32, "tf32") X(F8F6F4, "f8f6f4") X(I8, "i8")     \
+	X(MXF8F6F4, "mxf8f6f4") X(MXF4, "mxf4") X(MXF4NVF4, "mxf4nvf4")
+typedef enum mmagen_kind {
+	MMAGEN_KIND_NONE = 0,
+#define MMAGEN_X_(id, s) MMAGEN_KIND_##id,
+	MMAGEN_KIND_LIST(MMAGEN_X_)
+#undef MMAGEN_X_
+	MMAGEN_KIND_END
+} mmagen_kind;
+/* ldmatrix/stmatrix element formats. */
+enum { MMAGEN_LD_NONE, MMAGEN_LD_B16, MMAGEN_LD_B8, MMAGEN_LD_B6P32,
+       MMAGEN_LD_B4P64 };
+
+/* One concrete, legal instruction form.  Fields that do not apply are 0.
+ * For wgmma and tcgen05, C is D's incoming value (c == d).  For tcgen05,
+ * M and N live in the instruction descriptor: m and n are 0 here. */
+typedef struct mmagen_form {
+	uint8_t family;      /* mmagen_family */
+	uint8_t sparse;      /* MMAGEN_SPARSE_* */
+	uint16_t m, n, k;
+	uint8_t a, b, c, d;  /* mmagen_type */
+	uint8_t alayout, blayout;
+	uint8_t satfinite;   /* 0/1 */
+	uint8_t bitop;       /* MMAGEN_BITOP_* */
+	uint8_t kind;        /* mmagen_kind */
+	uint8_t block_scale; /* 0/1 */
+	uint8_t scale_vec;   /* 1, 2, 4: .scale_vec::NX; 16, 32: .block16/32;
+			      * 0: none (the kind's default) */
+	uint8_t stype;       /* scale type: MMAGEN_UE8M0 / MMAGEN_UE4M3 / 0 */
+	uint8_t cta_group;   /* tcgen05: 1 or 2 */
+	uint8_t ws;          /* tcgen05 .ws */
+	uint8_t asrc;        /* MMAGEN_ASRC_* where A can come from several places */
+	uint8_t rnd;         /* MMAGEN_RND_* (f64 mma) */
+	uint8_t num;         /* ldmatrix/stmatrix .x1/.x2/.x4 */
+	uint8_t trans;       /* ldmatrix/stmatrix .trans */
+	uint8_t ldtype;      /* MMAGEN_LD_* */
+	uint16_t row;        /* index of the table row it came from */
+} mmagen_form;
+
+/* Family name as used by --family: "mma", "wgmma", "tcgen05", ... */
+const char *mmagen_family_name(int family);
+/* All forms of the table, in table order. */
+size_t mmagen_form_count(void);
+const mmagen_form *mmagen_form_at(size_t i);
+/* 1 when the form assembles on target t. */
+int mmagen_form_on_target(const mmagen_form *f, int t);
+/* The lowest target (in mmagen_target order) that has the form. */
+int mmagen_form_min_target(const mmagen_form *f);
+/* The lowest .version the form needs on target t (max of the row's and the
+ * target's own minimum). */
+unsigned mmagen_form_min_ptx(const mmagen_form *f, int t);
+/* Complete opcode ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+ * shape ("m16n8k16"), written into buf; returns buf. */
+const char *mmagen_form_opcode(const mmagen_form *f, char *buf, size_t n);
+const char *mmagen_form_shape(const mmagen_form *f, char *buf, size_t n);
+
+/* ---- selection ---- */
+#define MMAGEN_ANY 0xFFFFu
+/* A request: every field MMAGEN_ANY (see mmagen_request_init) unless set.
+ * Field meanings are those of mmagen_form. */
+typedef struct mmagen_request {
+	int target;          /* required: index from mmagen_target_parse */
+	unsigned family, sparse, m, n, k, a, b, c, d, alayout, blayout,
+		satfinite, bitop, kind, block_scale, scale_vec, stype,
+		cta_group, ws, asrc, rnd, num, trans, ldtype;
+	const char *opcode;  /* if set: a complete opcode; fields must agree */
+} mmagen_request;
+
+void mmagen_request_init(mmagen_request *r);
+/* Exactly one form must match on r->target; forms that differ only in the
+ * A source (registers/shared memory) pick the first unless asrc is set.
+ * On failure the message names the rule and the nearest legal forms. */
+mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out);
+
+/* ---- emission ---- */
+typedef enum mmagen_format {
+	MMAGEN_FMT_PTX,      /* a standalone module with one entry */
+	MMAGEN_FMT_CUDA,     /* a CUDA C header with an inline-asm wrapper */
+	MMAGEN_FMT_TEXT      /* the instruction line alone */
+} mmagen_format;
+
+/* Text for one instruction form on target t; *out is freed with
+ * mmagen_free().  Deterministic: the same request gives the same bytes. */
+mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
+				char **out, size_t *len);
+
+/* Write `len` bytes to path atomically (temporary file + rename); on error
+ * nothing is left at path. */
+mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MMAGEN_H */

@@ -1,0 +1,31 @@
+/* internal.h - shared by the library's own files; not installed. */
+#ifndef MMAGEN_INTERNAL_H
+#define MMAGEN_INTERNAL_H
+
+#include "mmagen.h"
+
+#include <stdarg.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define MMAGEN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MMAGEN_PRINTF(f, a)
+/* The first legality rule (rules.def) that request r breaks: its message
+ * (may contain one %s for the target) and name, or NULL. */
+const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
+
+#endif
+
+/* Record a failure for mmagen_last_error() and return s, so that callers
+ * can write `return mmagen_set_error(MMAGEN_UNKNOWN_NAME, "...", ...);`. */
+mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
+	MMAGEN_PRINTF(2, 3);
+void mmagen_clear_error(void);
+
+/* The first legality rule (rules.def) that request r breaks: its message
+ * (may contain one %s for the target) and name, or NULL. */
+const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
+
+#endif

@@ -1,0 +1,115 @@
+/* ptx.c - the text buffer and emitf(); the escape grammar is in ptx.h. */
+#include "ptx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(struct buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->data, cap);
+		if (!p) {
+			b->err = MMAGEN_NO_MEMORY;
+			return;
+		}
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void vemitf(struct buf *b, const char *fmt, va_list ap)
+{
+	char num[32];
+	const char *p;
+
+	for (p = fmt; *p; p++) {
+		const char *q = strchr(p, '$');
+		if (!q) {
+			buf_puts(b, p);
+			return;
+		}
+		buf_put(b, p, (size_t)(q - p));
+		p = q + 1;
+		switch (*p) {
+		case 's':
+			buf_puts(b, va_arg(ap, const char *));
+			break;
+		case 'd':
+			snprintf(num, sizeof num, "%d", va_arg(ap, int));
+			buf_puts(b, num);
+			break;
+		case 'u':
+			snprintf(num, sizeof num, "%u", va_arg(ap, unsigned));
+			buf_puts(b, num);
+			break;
+		case 'x':
+			snprintf(num, sizeof num, "0x%x", va_arg(ap, unsigned));
+			buf_puts(b, num);
+			break;
+		case 't':
+			buf_puts(b, mmagen_type_name((mmagen_type)va_arg(ap, int)));
+			break;
+		case '$':
+			buf_put(b, "$", 1);
+			break;
+		default:
+			/* An unknown escape is a bug in an emitter, not input. */
+			if (!b->err)
+				b->err = mmagen_set_error(MMAGEN_UNSUPPORTED,
+					"internal: unknown emitf escape '$%c'", *p ? *p : '0');
+			return;
+		}
+	}
+}
+
+void emitf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vemitf(b, fmt, ap);
+	va_end(ap);
+}
+
+mmagen_status buf_finish(struct buf *b, char **out, size_t *len)
+{
+	mmagen_status s = b->err;
+
+	if (!s && !b->data)
+		buf_put(b, "", 0);
+	s = b->err;
+	if (s) {
+		buf_free(b);
+		return s;
+	}
+	*out = b->data;
+	if (len)
+		*len = b->len;
+	buf_init(b);
+	return MMAGEN_OK;
+}

@@ -1,0 +1,45 @@
+/* table.h - the rows of sigs.def and the targets of targets.def, as data. */
+#ifndef MMAGEN_TABLE_H
+#define MMAGEN_TABLE_H
+
+#include "internal.h"
+
+#define TARGET(id, name, sm, suffix, ptx, feat)
+#include "targets.def"
+#undef TARGET
+
+enum {
+#define TARGET(id, name, sm, suffix, ptx, feat) T_##id,
+#include "targets.def"
+#undef TARGET
+	T_COUNT
+};
+
+struct target {
+	const char *name;
+	unsigned sm;
+	char suffix;
+	unsigned min_ptx;
+	uint32_t features;
+};
+
+struct row {
+	uint8_t family;
+	const char *sparse, *shapes, *a, *b, *dc, *layouts, *quals;
+	uint32_t feature;
+	unsigned min_ptx;
+};
+
+extern const struct target mmagen_targets[T_COUNT];
+extern const struct row mmagen_rows[];
+extern const size_t mmagen_row_count;
+
+/* Apply one qualifier token of the sigs.def grammar to a form; -1 if the
+ * token is unknown. Shared with the sweep's candidate generator. */
+int form_apply_token(mmagen_form *f, const char *tok, size_t len);
+/* Parse "m16n8k16" (no ranges) into f->m, n, k; -1 on error. */
+int form_parse_shape(mmagen_form *f, const char *s, size_t len);
+/* Same form (all fields but row)? */
+int form_equal(const mmagen_form *x, const mmagen_form *y);
+
+#endif
