@@ -1,0 +1,261 @@
+/* test_table.c - invariants of the signature table, the seeds' rows, the
+ * rules against the table, and selection with its error messages.
+ * Usage: test_table SEED_ROWS_FILE */
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do { \
+	if (cond) { passed++; } else { failed++; printf("FAIL: " __VA_ARGS__); putchar('\n'); } \
+} while (0)
+
+static void test_no_duplicates(void)
+{
+	size_t n = mmagen_form_count();
+	char op1[256], op2[256];
+	int dups = 0;
+
+	/* forms sorted by opcode would be faster; n^2 over ~5k is fine */
+	for (size_t i = 0; i < n; i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		for (size_t j = i + 1; j < n; j++) {
+			const mmagen_form *g = mmagen_form_at(j);
+			if (form_equal(f, g)) {
+				if (dups++ < 10)
+					printf("FAIL: duplicate form %s (rows %u and %u)\n",
+					       mmagen_form_opcode(f, op1, sizeof op1), f->row, g->row);
+			}
+		}
+	}
+	CHECK(dups == 0, "%d duplicate forms", dups);
+	CHECK(n > 1000, "table unexpectedly small: %zu forms", n);
+	(void)op2;
+}
+
+static void test_every_form_sane(void)
+{
+	char op[256];
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		int t = mmagen_form_min_target(f);
+		mmagen_form_opcode(f, op, sizeof op);
+		if (t < 0 || !op[0] || (f->family != MMAGEN_FAM_LDMATRIX &&
+		    f->family != MMAGEN_FAM_STMATRIX && (!f->a || !f->b || !f->d))) {
+			CHECK(0, "form %zu (%s) has no target, opcode or types", i, op);
+			return;
+		}
+		/* the opcode starts with the family's name */
+		if (strncmp(op, mmagen_family_name(f->family), strlen(mmagen_family_name(f->family)))) {
+			CHECK(0, "opcode %s does not start with its family", op);
+			return;
+		}
+	}
+	CHECK(1, "");
+}
+
+static void request_of(const mmagen_form *f, int t, mmagen_request *r)
+{
+	mmagen_request_init(r);
+	r->target = t;
+	r->family = f->family; r->sparse = f->sparse;
+	r->m = f->m; r->n = f->n; r->k = f->k;
+	r->a = f->a; r->b = f->b; r->c = f->c; r->d = f->d;
+	r->alayout = f->alayout; r->blayout = f->blayout;
+	r->satfinite = f->satfinite; r->bitop = f->bitop; r->kind = f->kind;
+	r->block_scale = f->block_scale; r->scale_vec = f->scale_vec;
+	r->stype = f->stype; r->cta_group = f->cta_group; r->ws = f->ws;
+	r->asrc = f->asrc; r->rnd = f->rnd; r->num = f->num;
+	r->trans = f->trans; r->ldtype = f->ldtype;
+}
+
+/* A rule must never reject a form the table has, on any of its targets;
+ * and every form must be selectable by its own fields and its opcode. */
+static void test_rules_agree_with_table(void)
+{
+	char op[256];
+	int bad = 0, unsel = 0;
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		for (int t = 0; t < mmagen_target_count(); t++) {
+			if (!mmagen_form_on_target(f, t))
+				continue;
+			mmagen_request r;
+			const char *name;
+			const mmagen_form *got;
+			request_of(f, t, &r);
+			if (mmagen_rule_broken(&r, &name) && bad++ < 10)
+				printf("FAIL: rule %s rejects table form %s on %s\n", name,
+				       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t));
+			if ((mmagen_select(&r, &got) || !form_equal(got, f)) &&
+			    f->family != MMAGEN_FAM_TCGEN05 && unsel++ < 10)
+				printf("FAIL: form %s not selectable by its fields on %s: %s\n",
+				       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t),
+				       mmagen_last_error());
+			mmagen_request_init(&r);
+			r.target = t;
+			r.opcode = mmagen_form_opcode(f, op, sizeof op);
+			if (mmagen_select(&r, &got) && unsel++ < 10)
+				printf("FAIL: opcode %s not selectable on %s: %s\n", op,
+				       mmagen_target_name(t), mmagen_last_error());
+		}
+	}
+	CHECK(bad == 0, "%d table forms broke a rule", bad);
+	CHECK(unsel == 0, "%d forms could not be selected", unsel);
+}
+
+static int parse_kind(const char *s)
+{
+	static const char *const k[] = {
+		"",
+#define X(id, str) str,
+		MMAGEN_KIND_LIST(X)
+#undef X
+	};
+	for (size_t i = 1; i < ARRAY_SIZE(k); i++)
+		if (!strcmp(s, k[i]))
+			return (int)i;
+	return -1;
+}
+
+static void test_seed_rows(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	int rows = 0;
+
+	CHECK(fp != NULL, "cannot open %s", path);
+	if (!fp)
+		return;
+	while (fgets(line, sizeof line, fp)) {
+		char tg[16], fam[16], sp[16], shape[32], a[8], b[8], c[8], d[8];
+		char kind[16] = "", stype[8] = "";
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		int nf = sscanf(line, "%15s %15s %15s %31s %7s %7s %7s %7s %15s %7s", tg, fam,
+				sp, shape, a, b, c, d, kind, stype);
+		CHECK(nf >= 8, "bad seed row: %s", line);
+		if (nf < 8)
+			continue;
+		mmagen_request r;
+		mmagen_request_init(&r);
+		mmagen_type ta, tb, tc, td, ts;
+		int t, ok = !mmagen_target_parse(tg, &t) && !mmagen_type_parse(a, &ta) &&
+			    !mmagen_type_parse(b, &tb) && !mmagen_type_parse(c, &tc) &&
+			    !mmagen_type_parse(d, &td);
+		r.family = !strcmp(fam, "mma") ? MMAGEN_FAM_MMA :
+			   !strcmp(fam, "wgmma") ? MMAGEN_FAM_WGMMA : MMAGEN_FAM_TCGEN05;
+		r.sparse = !strcmp(sp, "dense") ? MMAGEN_SPARSE_NONE :
+			   !strcmp(sp, "sp") ? MMAGEN_SPARSE_SP : MMAGEN_SPARSE_ORDERED;
+		mmagen_form sh;
+		memset(&sh, 0, sizeof sh);
+		ok = ok && !form_parse_shape(&sh, shape, strlen(shape));
+		r.m = sh.m ? sh.m : MMAGEN_ANY;
+		r.n = sh.n ? sh.n : MMAGEN_ANY;
+		r.k = sh.k;
+		r.target = t;
+		r.a = ta; r.b = tb; r.c = tc; r.d = td;
+		r.kind = kind[0] ? (unsigned)parse_kind(kind) : MMAGEN_KIND_NONE;
+		if (stype[0] && !mmagen_type_parse(stype, &ts))
+			r.stype = ts;
+		if (r.family != MMAGEN_FAM_MMA && !kind[0])
+			r.kind = MMAGEN_ANY;
+		int found = 0;
+		for (size_t i = 0; ok && !found && i < mmagen_form_count(); i++) {
+			const mmagen_form *f = mmagen_form_at(i);
+			mmagen_request fr;
+			if (!mmagen_form_on_target(f, t))
+				continue;
+			request_of(f, t, &fr);
+			found = fr.family == r.family && fr.sparse == r.sparse &&
+				(r.m == MMAGEN_ANY || fr.m == r.m) &&
+				(r.n == MMAGEN_ANY || fr.n == r.n) && fr.k == r.k &&
+				fr.a == r.a && fr.b == r.b && fr.c == r.c && fr.d == r.d &&
+				(r.kind == MMAGEN_ANY || fr.kind == r.kind) &&
+				(r.stype == MMAGEN_ANY || fr.stype == r.stype);
+		}
+		line[strcspn(line, "\n")] = '\0';
+		CHECK(found, "seed row not in the table: %s", line);
+		rows++;
+	}
+	fclose(fp);
+	CHECK(rows >= 80, "only %d seed rows read", rows);
+}
+
+/* Selection: a rejected request names the rule and legal alternatives. */
+struct sel_case {
+	const char *target, *family, *shape, *a, *b, *c, *d;
+	mmagen_status want;
+	const char *substr;
+};
+
+static void test_selection(void)
+{
+	static const struct sel_case cases[] = {
+		{ "sm_90a", "wgmma", NULL, "s4", "s4", NULL, NULL, MMAGEN_ILLEGAL_FORM,
+		  "wgmma has no s4/u4 (INT4) form; INT4 runs only through mma.sync" },
+		{ "sm_90", "mma", "m16n8k16", "bf16", "bf16", "f16", "f16", MMAGEN_ILLEGAL_FORM,
+		  "bf16 and tf32 inputs accumulate only in f32" },
+		{ "sm_90", "wgmma", "m64n64k16", "f16", "f16", "f32", "f32", MMAGEN_ILLEGAL_FORM,
+		  "wgmma needs target sm_90a, not sm_90" },
+		{ "sm_120a", "tcgen05", NULL, "f16", "f16", "f32", "f32", MMAGEN_ILLEGAL_FORM,
+		  "tcgen05 does not exist on sm_120a; use mma.sync kind::f8f6f4" },
+		{ "sm_80", "mma", "m16n8k32", "e4m3", "e4m3", "f32", "f32", MMAGEN_ILLEGAL_FORM,
+		  "needs sm_89 or newer" },
+		{ "sm_90a", "mma", "m16n8k32", "e2m1", "e2m1", "f32", "f32", MMAGEN_ILLEGAL_FORM,
+		  "exists only on the sm_120 family" },
+		{ "sm_90", "mma", "m16n8k16", "f16", "f16", "f32", "f32", MMAGEN_OK, NULL },
+		{ "sm_90", "mma", "m16n8k16", "f16", "f16", NULL, NULL, MMAGEN_AMBIGUOUS,
+		  "give more fields" },
+		{ "sm_90", "mma", "m16n8k12", "f16", "f16", "f32", "f32", MMAGEN_ILLEGAL_FORM,
+		  "nearest legal on sm_90: mma.sync.aligned.m16n8k" },
+		{ "sm_75", "mma", "m16n8k16", "bf16", "bf16", "f32", "f32", MMAGEN_TARGET,
+		  "needs target sm_80" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct sel_case *c = &cases[i];
+		mmagen_request r;
+		const mmagen_form *f;
+		mmagen_type ty;
+		mmagen_request_init(&r);
+		mmagen_target_parse(c->target, &r.target);
+		r.family = !strcmp(c->family, "mma") ? MMAGEN_FAM_MMA :
+			   !strcmp(c->family, "wgmma") ? MMAGEN_FAM_WGMMA : MMAGEN_FAM_TCGEN05;
+		r.sparse = MMAGEN_SPARSE_NONE;
+		if (c->shape) {
+			mmagen_form sh;
+			form_parse_shape(&sh, c->shape, strlen(c->shape));
+			r.m = sh.m; r.n = sh.n; r.k = sh.k;
+		}
+		if (c->a && !mmagen_type_parse(c->a, &ty)) r.a = ty;
+		if (c->b && !mmagen_type_parse(c->b, &ty)) r.b = ty;
+		if (c->c && !mmagen_type_parse(c->c, &ty)) r.c = ty;
+		if (c->d && !mmagen_type_parse(c->d, &ty)) r.d = ty;
+		mmagen_status s = mmagen_select(&r, &f);
+		CHECK(s == c->want, "case %zu: status %s, want %s (%s)", i, mmagen_status_str(s),
+		      mmagen_status_str(c->want), mmagen_last_error());
+		if (c->substr)
+			CHECK(strstr(mmagen_last_error(), c->substr) != NULL,
+			      "case %zu: message '%s' lacks '%s'", i, mmagen_last_error(), c->substr);
+		if (s)
+			CHECK(!strchr(mmagen_last_error(), '\n'), "case %zu: message is not one line", i);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_table SEED_ROWS\n");
+		return 2;
+	}
+	test_no_duplicates();
+	test_every_form_sane();
+	test_rules_agree_with_table();
+	test_seed_rows(argv[1]);
+	test_selection();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
