@@ -9,6 +9,7 @@
 #define USAGE \
 "usage: mmagen list [--arch A] [--family F] [--type T] [--json | --opcodes | --targets]\n" \
 "       mmagen emit instr SELECTOR [--format ptx|cuda|text] [-o FILE]\n" \
+"       mmagen doc signatures [-o FILE]\n" \
 "       mmagen --help | --version\n" \
 "SELECTOR: --opcode STRING, or fields: --arch --family --shape --a --b --c --d\n" \
 "          --sparse none|sp|ordered --layout row.col --satfinite yes|no\n" \
@@ -406,5 +407,20 @@ int main(int argc, char **argv)
 			return rc;
 		return emit_instr(&o);
 	}
-	return die("unknown command '%s'; legal: list, emit%s", argv[1], "");
+	if (!strcmp(argv[1], "doc")) {
+		char *text;
+		size_t len;
+		if (argc < 3 || strcmp(argv[2], "signatures"))
+			return die("doc: unknown document '%s'; legal: signatures%s",
+				   argc < 3 ? "" : argv[2], "");
+		if ((rc = parse_opts(argc, argv, 3, &o)))
+			return rc;
+		if (mmagen_doc_signatures(&text, &len))
+			return lib_fail();
+		rc = o.out ? (mmagen_write_file(o.out, text, len) ? lib_fail() : 0) :
+			     (fwrite(text, 1, len, stdout) == len ? 0 : 1);
+		mmagen_free(text);
+		return rc;
+	}
+	return die("unknown command '%s'; legal: list, emit, doc%s", argv[1], "");
 }

@@ -205,6 +205,9 @@ typedef enum mmagen_format {
 mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 				char **out, size_t *len);
 
+/* docs/signatures.md: the table as Markdown, one line per row. */
+mmagen_status mmagen_doc_signatures(char **out, size_t *len);
+
 /* Write `len` bytes to path atomically (temporary file + rename); on error
  * nothing is left at path. */
 mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);
