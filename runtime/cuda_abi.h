@@ -73,7 +73,11 @@ struct mmart_cu_table {
 #undef CU_FN
 };
 
-/* Filled by mmart_driver_load(); read-only afterwards. */
+/* Filled by mmart_driver_load(); read-only afterwards.  Hidden: a global
+ * named `cu` must not leak out of the shared library. */
+#if defined(__GNUC__)
+__attribute__((visibility("hidden")))
+#endif
 extern struct mmart_cu_table cu;
 
 #endif

@@ -10,7 +10,7 @@
 	X(CUDA_ERROR_INVALID_VALUE, 1)                                     \
 	X(CUDA_ERROR_OUT_OF_MEMORY, 2)                                     \
 	X(CUDA_ERROR_NOT_INITIALIZED, 3)                                   \
-	X(CUDA_ERROR_INSUFFICIENT_DRIVER, 35)                              \
+	X(CUDA_ERROR_STUB_LIBRARY, 34)                                     \
 	X(CUDA_ERROR_NO_DEVICE, 100)                                       \
 	X(CUDA_ERROR_INVALID_DEVICE, 101)                                  \
 	X(CUDA_ERROR_INVALID_IMAGE, 200)                                   \

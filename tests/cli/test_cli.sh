@@ -82,7 +82,7 @@ assert all("e4m3" in (r["a"], r["b"]) for r in rows)
 assert any(r["shape"] == "m64n256k32" for r in rows)
 PY
 expect_ok list --arch sm_90 --opcodes
-sort -c "$tmp/stdout" && ok || ko "--opcodes not sorted"
+LC_ALL=C sort -c "$tmp/stdout" && ok || ko "--opcodes not sorted"
 grep -qx "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" "$tmp/stdout" && ok || ko "--opcodes lacks the bf16 form"
 grep -q "wgmma" "$tmp/stdout" && ko "sm_90 lists wgmma" || ok
 [ "$(uniq -d "$tmp/stdout" | wc -l)" -eq 0 ] && ok || ko "--opcodes has duplicates"

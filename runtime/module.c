@@ -1,0 +1,208 @@
+/* module.c - PTX to loaded module, through two caches.
+ *
+ * In process: a module belongs to a context, so each mmart_ctx keeps the
+ * modules it loaded, by PTX hash.  On disk: the cubin that the driver's JIT
+ * linker makes of the PTX, keyed by PTX, device and driver (cache.c).
+ * Both paths then load a cubin with cuModuleLoadDataEx, logs attached.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Error and info log buffers for one JIT call; the driver reads the sizes
+ * from the option values themselves, hence the casts. */
+struct jit_logs {
+	char err[MMART_LOG_SIZE / 2];
+	char info[MMART_LOG_SIZE / 4];
+	CUjit_option opt[4];
+	void *val[4];
+};
+
+static void jit_logs_init(struct jit_logs *l)
+{
+	l->err[0] = l->info[0] = '\0';
+	l->opt[0] = CU_JIT_ERROR_LOG_BUFFER;
+	l->val[0] = l->err;
+	l->opt[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+	l->val[1] = (void *)(uintptr_t)sizeof l->err;
+	l->opt[2] = CU_JIT_INFO_LOG_BUFFER;
+	l->val[2] = l->info;
+	l->opt[3] = CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES;
+	l->val[3] = (void *)(uintptr_t)sizeof l->info;
+}
+
+/* The error log, or the info log when ptxas said nothing in the other. */
+static const char *jit_log(struct jit_logs *l)
+{
+	l->err[sizeof l->err - 1] = l->info[sizeof l->info - 1] = '\0';
+	return l->err[0] ? l->err : l->info;
+}
+
+/* mmart_compile_fn of the CUDA layer: PTX -> cubin with the JIT linker of
+ * the current context's device. */
+static mmart_status link_ptx(void *user, const char *ptx, void **cubin,
+			     size_t *size, char *log, size_t logsize)
+{
+	struct jit_logs l;
+	CUlinkState st = NULL;
+	void *out = NULL;
+	size_t n = 0;
+	mmart_status s = MMART_OK;
+	CUresult res;
+	const char *call;
+
+	(void)user;
+	jit_logs_init(&l);
+	call = "cuLinkCreate";
+	res = cu.cuLinkCreate(4, l.opt, l.val, &st);
+	if (!res) {
+		call = "cuLinkAddData";
+		res = cu.cuLinkAddData(st, CU_JIT_INPUT_PTX, (void *)ptx,
+				       strlen(ptx) + 1, "mmagen.ptx", 0, NULL,
+				       NULL);
+	}
+	if (!res) {
+		call = "cuLinkComplete";
+		res = cu.cuLinkComplete(st, &out, &n);
+	}
+	if (res) {
+		s = mmart_cu_error(call, res, jit_log(&l));
+		/* CUDA_ERROR_INVALID_PTX and friends are JIT errors, but
+		 * a failing linker is one too whatever its code says. */
+		if (s == MMART_CUDA && strcmp(call, "cuLinkCreate"))
+			s = MMART_JIT;
+		snprintf(log, logsize, "%s", mmart_last_error());
+		goto out;
+	}
+	/* The linker owns `out` until cuLinkDestroy. */
+	*cubin = malloc(n);
+	if (!*cubin) {
+		s = MMART_NO_MEMORY;
+		snprintf(log, logsize, "out of memory for a %zu-byte cubin", n);
+		goto out;
+	}
+	memcpy(*cubin, out, n);
+	*size = n;
+out:
+	if (st)
+		cu.cuLinkDestroy(st);
+	return s;
+}
+
+static mmart_status load_image(const void *image, CUmodule *mod)
+{
+	struct jit_logs l;
+	CUresult res;
+
+	jit_logs_init(&l);
+	res = cu.cuModuleLoadDataEx(mod, image, 4, l.opt, l.val);
+	return res ? mmart_cu_error("cuModuleLoadDataEx", res, jit_log(&l))
+		   : MMART_OK;
+}
+
+/* Load through the disk cache; a cached cubin the driver refuses is
+ * rebuilt once, bypassing the cache. */
+static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
+			     int *hit)
+{
+	char extra[128], log[MMART_LOG_SIZE];
+	void *cubin = NULL;
+	size_t size = 0;
+	mmart_status s;
+
+	/* What besides the PTX shapes the cubin.  "jit=default": we pass no
+	 * optimisation options; name any we add here. */
+	snprintf(extra, sizeof extra, "sm_%d%d driver=%d abi=%d jit=default",
+		 ctx->cc_major, ctx->cc_minor, mmart_driver_api_version(),
+		 MMART_CU_ABI);
+	s = mmart_cache_get_or_build(NULL, ptx, extra, link_ptx, ctx, &cubin,
+				     &size, hit);
+	if (s != MMART_OK)
+		return s;
+	s = load_image(cubin, mod);
+	if (s != MMART_OK && *hit == MMART_CACHE_HIT) {
+		mmart_host_free(cubin);
+		cubin = NULL;
+		s = link_ptx(ctx, ptx, &cubin, &size, log, sizeof log);
+		*hit = MMART_CACHE_BYPASS;
+		if (s != MMART_OK)
+			return mmart_set_error(s, "%s", log);
+		s = load_image(cubin, mod);
+	}
+	mmart_host_free(cubin);
+	return s;
+}
+
+mmart_status mmart_load_ptx(mmart_ctx *ctx, const char *ptx,
+			    mmart_module **out, int *cache_hit)
+{
+	struct mmart_module *m;
+	char name[72];
+	uint8_t key[32];
+	mmart_status s;
+	int hit = MMART_CACHE_BYPASS;
+
+	if (!ctx || !ptx || !out)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_load_ptx: NULL argument");
+	*out = NULL;
+	mmart_cache_key(ptx, "", key, name);
+	pthread_mutex_lock(&ctx->lock);
+	for (m = ctx->modules; m; m = m->next)
+		if (!memcmp(m->key, key, sizeof key))
+			break;
+	if (m) {
+		hit = MMART_CACHE_LOADED;
+		s = MMART_OK;
+		goto out;
+	}
+	if ((s = mmart_ctx_bind(ctx)) != MMART_OK)
+		goto out;
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		s = mmart_set_error(MMART_NO_MEMORY, "out of memory");
+		goto out;
+	}
+	s = load_new(ctx, ptx, &m->mod, &hit);
+	if (s != MMART_OK) {
+		free(m);
+		m = NULL;
+		goto out;
+	}
+	m->ctx = ctx;
+	memcpy(m->key, key, sizeof key);
+	m->next = ctx->modules;
+	ctx->modules = m;
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	*out = m;
+	if (cache_hit)
+		*cache_hit = hit;
+	return s;
+}
+
+mmart_status mmart_get_function(mmart_module *mod, const char *name,
+				void **fn)
+{
+	CUfunction f = NULL;
+	mmart_status s;
+	CUresult res;
+	char call[160];
+
+	if (!mod || !name || !fn)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_get_function: NULL argument");
+	if ((s = mmart_ctx_bind(mod->ctx)) != MMART_OK)
+		return s;
+	res = cu.cuModuleGetFunction(&f, mod->mod, name);
+	if (res) {
+		snprintf(call, sizeof call, "cuModuleGetFunction(\"%.100s\")",
+			 name);
+		return mmart_cu_error(call, res, NULL);
+	}
+	*fn = f;
+	return MMART_OK;
+}
