@@ -60,6 +60,10 @@ void instr_add_immvec(struct instr *in, const char *name, int32_t a, int32_t b)
 
 int regs_for(unsigned elems, unsigned container_bits, mmagen_type t)
 {
+	/* A fragment never takes less than one register; "{}" would be a
+	 * syntax error that stops ptxas, not a verdict on the form. */
+	if (!elems)
+		return 1;
 	if (t == MMAGEN_F64)
 		return (int)elems;
 	unsigned bits = elems * container_bits;
@@ -252,13 +256,16 @@ mmagen_status emit_forms_module(const mmagen_form *const *fs, size_t n, int t,
 	struct buf b;
 	char name[32];
 
+	size_t lines = 1, counted = 0;
+
 	buf_init(&b);
 	emit_header(&b, t, version);
 	for (size_t i = 0; i < n; i++) {
+		/* count only the text added since the last entry: modules of
+		 * thousands of entries stay linear */
 		if (first_line) {
-			size_t lines = 1;
-			for (size_t j = 0; j < b.len; j++)
-				lines += b.data[j] == '\n';
+			for (; counted < b.len; counted++)
+				lines += b.data[counted] == '\n';
 			first_line[i] = lines;
 		}
 		snprintf(name, sizeof name, "mmagen_f%zu", i);
