@@ -66,6 +66,15 @@ int reg_type_of(mmagen_type t);
 /* Format the operand list as PTX ("{%rd0, %rd1}, {%ra0}, ..."). */
 void emit_operands(struct buf *b, const struct instr *in);
 
+/* The operand list of f. */
+void instr_of(const mmagen_form *f, struct instr *in);
+/* ".reg" lines for every register operand of in. */
+void emit_regs(struct buf *b, const struct instr *in);
+/* ".version", ".target", ".address_size" */
+void emit_header(struct buf *b, int t, unsigned v);
+/* PTX spelling of enum reg_type ("b32") */
+extern const char *const reg_ptx[];
+
 /* One module for target t at .version `version` with one entry per form
  * ("mmagen_f0", ...); first_line[i], if given, receives the line where
  * entry i starts, so that ptxas errors can be traced to forms. */

@@ -40,7 +40,9 @@ void instr_add(struct instr *in, const char *name, int kind, int count,
 	memset(o, 0, sizeof *o);
 	o->name = name;
 	o->kind = (uint8_t)kind;
-	o->count = (uint8_t)count;
+	/* count is 8 bits: a shape too large for any real form must not
+	 * wrap to an empty "{}" (a syntax error that stops ptxas) */
+	o->count = (uint8_t)(count > 255 ? 255 : count);
 	o->rtype = (uint8_t)rtype;
 	o->dir = (uint8_t)dir;
 }
@@ -79,7 +81,7 @@ int reg_type_of(mmagen_type t)
 	return R_B32;
 }
 
-static const char *const reg_ptx[] = {
+const char *const reg_ptx[] = {
 	[R_B32] = "b32", [R_F32] = "f32", [R_F64] = "f64",
 	[R_B64] = "b64", [R_B16] = "b16", [R_PRED] = "pred",
 };
@@ -151,7 +153,7 @@ const char *mmagen_form_shape(const mmagen_form *f, char *out, size_t n)
 	return out;
 }
 
-static void instr_of(const mmagen_form *f, struct instr *in)
+void instr_of(const mmagen_form *f, struct instr *in)
 {
 	memset(in, 0, sizeof *in);
 	family_emitter(f->family)->operands(f, in);
@@ -159,7 +161,7 @@ static void instr_of(const mmagen_form *f, struct instr *in)
 
 /* ---- the standalone module ---- */
 
-static void emit_regs(struct buf *b, const struct instr *in)
+void emit_regs(struct buf *b, const struct instr *in)
 {
 	for (int i = 0; i < in->nops; i++) {
 		const struct operand *o = &in->op[i];
@@ -208,7 +210,7 @@ static void emit_moves(struct buf *b, const struct instr *in, int store)
 	}
 }
 
-static void emit_header(struct buf *b, int t, unsigned v)
+void emit_header(struct buf *b, int t, unsigned v)
 {
 	emitf(b, ".version $u.$u\n.target $s\n.address_size 64\n", v / 10, v % 10,
 	      mmagen_target_name(t));

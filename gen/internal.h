@@ -16,6 +16,11 @@
  * (may contain one %s for the target) and name, or NULL. */
 const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
 
+/* Sparsity granule of an mma.sp form: elements per group along K, how many
+ * are kept, and the unit kept together (1, or 2 for 4:8 pairs). */
+int mmagen_sparse_granule(const mmagen_form *f, unsigned *group, unsigned *keep,
+			  unsigned *unit);
+
 #endif
 
 /* Record a failure for mmagen_last_error() and return s, so that callers
@@ -27,5 +32,10 @@ void mmagen_clear_error(void);
 /* The first legality rule (rules.def) that request r breaks: its message
  * (may contain one %s for the target) and name, or NULL. */
 const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
+
+/* Sparsity granule of an mma.sp form: elements per group along K, how many
+ * are kept, and the unit kept together (1, or 2 for 4:8 pairs). */
+int mmagen_sparse_granule(const mmagen_form *f, unsigned *group, unsigned *keep,
+			  unsigned *unit);
 
 #endif

@@ -1,14 +1,20 @@
 /* main.c - the mmagen command line: parse, call the library, print. */
 #define _POSIX_C_SOURCE 200809L
 #include "mmagen.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define USAGE \
 "usage: mmagen list [--arch A] [--family F] [--type T] [--json | --opcodes | --targets]\n" \
 "       mmagen emit instr SELECTOR [--format ptx|cuda|text] [-o FILE]\n" \
+"       mmagen emit tile SELECTOR [--format ptx|json] [-o FILE]\n" \
+"       mmagen run tile (SELECTOR | --all [--arch A]) [--seed N] [--device D]\n" \
+"                [--inputs random|max|subnormal|special|overflow]\n" \
+"       mmagen bench load SELECTOR [--device D]\n" \
 "       mmagen doc signatures [-o FILE]\n" \
 "       mmagen --help | --version\n" \
 "SELECTOR: --opcode STRING, or fields: --arch --family --shape --a --b --c --d\n" \
@@ -41,6 +47,8 @@ struct opts {
 	const char *arch, *family, *type, *out, *format;
 	int json, opcodes, targets;
 	int have_family_sparse;
+	int all;
+	struct run_opts run;
 };
 
 /* name=value tables for enumerated options */
@@ -181,6 +189,34 @@ static int parse_opts(int argc, char **argv, int i, struct opts *o)
 #define VAL() do { if (!v || (v[0] == '-' && v[1] == '-')) \
 	return die("option %s needs a value%s", a, ""); } while (0)
 		if (!strcmp(a, "--json")) { o->json = 1; takes = 0; }
+		else if (!strcmp(a, "--all")) { o->all = 1; takes = 0; }
+		else if (!strcmp(a, "--inputs")) {
+			static const struct named inputs[] = {
+				{ "random", 0 }, { "max", 1 }, { "subnormal", 2 },
+				{ "special", 3 }, { "overflow", 4 }, { NULL, 0 } };
+			static const char *const edge[] = { NULL, "max", "subnormal",
+							    "special", "overflow" };
+			unsigned e;
+			VAL();
+			if ((rc = pick(a, v, inputs, &e)))
+				return rc;
+			o->run.edge = edge[e];
+		}
+		else if (!strcmp(a, "--seed")) {
+			VAL();
+			char *end;
+			o->run.seed = strtoull(v, &end, 0);
+			if (*end || !*v)
+				return die("bad --seed '%s'; give a non-negative integer%s", v, "");
+		}
+		else if (!strcmp(a, "--device")) {
+			VAL();
+			char *end;
+			long d = strtol(v, &end, 10);
+			if (*end || !*v || d < 0 || d > 1024)
+				return die("bad --device '%s'; give a device index such as 0%s", v, "");
+			o->run.device = (int)d;
+		}
 		else if (!strcmp(a, "--opcodes")) { o->opcodes = 1; takes = 0; }
 		else if (!strcmp(a, "--targets")) { o->targets = 1; takes = 0; }
 		else if (!strcmp(a, "--arch")) { VAL(); o->arch = v; }
@@ -352,6 +388,67 @@ static int list(const struct opts *o)
 
 /* ---- emit ---- */
 
+/* Select the form of a request; --arch defaults to sm_90a for run/bench
+ * (the lent GPU), never for emit. */
+static int select_form(struct opts *o, const mmagen_form **f)
+{
+	if (o->json || o->opcodes || o->targets || o->type)
+		return die("this command takes selector fields, not list options%s%s", "", "");
+	if (!o->arch)
+		return die("this command needs --arch (e.g. --arch sm_90a)%s%s", "", "");
+	if (mmagen_select(&o->req, f))
+		return lib_fail();
+	return 0;
+}
+
+static int write_out(const struct opts *o, char *text, size_t len)
+{
+	int rc;
+	if (o->out)
+		rc = mmagen_write_file(o->out, text, len) ? lib_fail() : 0;
+	else
+		rc = fwrite(text, 1, len, stdout) == len && !fflush(stdout) ? 0 : 1;
+	mmagen_free(text);
+	return rc;
+}
+
+static int emit_tile(struct opts *o)
+{
+	static const struct named fmts[] = {
+		{ "ptx", MMAGEN_FMT_PTX }, { "json", MMAGEN_FMT_JSON }, { NULL, 0 } };
+	unsigned fmt = MMAGEN_FMT_PTX;
+	const mmagen_form *f;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (o->format && pick("--format", o->format, fmts, &fmt))
+		return 2;
+	if ((rc = select_form(o, &f)))
+		return rc;
+	if (mmagen_emit_tile(f, o->req.target, (mmagen_format)fmt, &text, &len))
+		return lib_fail();
+	return write_out(o, text, len);
+}
+
+static int run_cmd(struct opts *o, int bench)
+{
+	const mmagen_form *f;
+	int rc;
+
+	if (o->out || o->format)
+		return die("run and bench print results; they take no -o or --format%s%s", "", "");
+	if (!o->arch) {
+		o->arch = "sm_90a";
+		mmagen_target_parse(o->arch, &o->req.target);
+	}
+	if (!bench && o->all)
+		return run_tile_all(o->req.target, &o->run);
+	if ((rc = select_form(o, &f)))
+		return rc;
+	return bench ? bench_load(f, o->req.target, &o->run) : run_tile(f, o->req.target, &o->run);
+}
+
 static int emit_instr(struct opts *o)
 {
 	static const struct named fmts[] = {
@@ -399,13 +496,27 @@ int main(int argc, char **argv)
 			return rc;
 		return list(&o);
 	}
+	o.run.device = -1;
+	o.run.seed = (uint64_t)time(NULL);
 	if (!strcmp(argv[1], "emit")) {
-		if (argc < 3 || strcmp(argv[2], "instr"))
-			return die("emit: unknown kind '%s'; legal: instr%s",
+		int tile = argc >= 3 && !strcmp(argv[2], "tile");
+		if (argc < 3 || (strcmp(argv[2], "instr") && !tile))
+			return die("emit: unknown kind '%s'; legal: instr, tile%s",
 				   argc < 3 ? "" : argv[2], "");
 		if ((rc = parse_opts(argc, argv, 3, &o)))
 			return rc;
-		return emit_instr(&o);
+		return tile ? emit_tile(&o) : emit_instr(&o);
+	}
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "bench")) {
+		int bench = argv[1][0] == 'b';
+		const char *want = bench ? "load" : "tile";
+		if (argc < 3 || strcmp(argv[2], want))
+			return die(bench ? "bench: unknown benchmark '%s'; legal: %s" :
+					   "run: unknown kind '%s'; legal: %s",
+				   argc < 3 ? "" : argv[2], want);
+		if ((rc = parse_opts(argc, argv, 3, &o)))
+			return rc;
+		return run_cmd(&o, bench);
 	}
 	if (!strcmp(argv[1], "doc")) {
 		char *text;
@@ -422,5 +533,5 @@ int main(int argc, char **argv)
 		mmagen_free(text);
 		return rc;
 	}
-	return die("unknown command '%s'; legal: list, emit, doc%s", argv[1], "");
+	return die("unknown command '%s'; legal: list, emit, run, bench, doc%s", argv[1], "");
 }

@@ -193,11 +193,88 @@ void mmagen_request_init(mmagen_request *r);
  * On failure the message names the rule and the nearest legal forms. */
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out);
 
+
+/* ---- fragment layouts (mma.sync and mma.sp; gen/layout.c) ----
+ * Where each element of A, B and C/D lives in a warp's registers.  A is
+ * MxK (for mma.sp: the compressed Mx(K/2) values), B is KxN, C and D are
+ * MxN.  Element e of register r of lane l occupies bits
+ * [e*elem_bits, (e+1)*elem_bits) of that register. */
+/* C and D share a layout except for m8n8k4 f16 with f16 C and f32 D. */
+enum { MMAGEN_OPND_A, MMAGEN_OPND_B, MMAGEN_OPND_C, MMAGEN_OPND_D };
+
+typedef struct mmagen_frag {
+	unsigned rows, cols;     /* the operand's tile as stored in registers */
+	unsigned regs;           /* registers per lane */
+	unsigned reg_bits;       /* 32, or 64 for f64 */
+	unsigned elems;          /* elements per register */
+	unsigned elem_bits;      /* bits per element in the register (8 for
+				  * FP6/FP4 under kind::f8f6f4/mxf8f6f4) */
+	unsigned threads;        /* 32; 8 for m8n8k4 f16 (one quad-pair) */
+} mmagen_frag;
+
+mmagen_status mmagen_frag_info(const mmagen_form *f, int operand, mmagen_frag *out);
+/* (lane, reg, elem) -> (row, col) in the operand's tile. */
+mmagen_status mmagen_frag_map(const mmagen_form *f, int operand, unsigned lane,
+			      unsigned reg, unsigned elem, unsigned *row, unsigned *col);
+
+/* Sparse metadata (mma.sp): where the index of compressed element
+ * (row, ccol) of A -- its position inside its group of the logical K --
+ * lives: lane, and first bit in that lane's metadata register, for
+ * sparsity selector `sel`.  *bits is the index width: 2, or 4 for tf32,
+ * whose 4-bit field holds 0b0100 (position 0) or 0b1110 (position 1).
+ * For 4:8 types (s4/u4, packed e2m1) both elements of a pair give the same
+ * field, which holds the pair's position 0..3. */
+mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
+			      unsigned ccol, unsigned *lane, unsigned *bit,
+			      unsigned *bits);
+
+/* ---- 2:4 structured sparsity (gen/sparse.c) ----
+ * A is MxK row-major element patterns (one per uint64_t).  Groups run
+ * along K: 2 of 4 for 16- and 8-bit types, 1 of 2 for tf32, and for s4/u4
+ * and packed e2m1 2 pairs of 4 pairs (4:8, pairs kept together).  prune
+ * keeps the largest (NaN counts as largest) and zeroes the rest; check says
+ * whether A already has the pattern; compress writes the Mx(K/2) values
+ * and, for every kept element, its position in its group (idx, Mx(K/2);
+ * for 4:8, the pair's position, the same for both elements). */
+mmagen_status mmagen_sparse_prune(const mmagen_form *f, unsigned m, unsigned k,
+				  uint64_t *a);
+int mmagen_sparse_check(const mmagen_form *f, unsigned m, unsigned k,
+			const uint64_t *a);
+mmagen_status mmagen_sparse_compress(const mmagen_form *f, unsigned m,
+				     unsigned k, const uint64_t *a,
+				     uint64_t *values, uint8_t *idx);
+
+/* ---- the exact CPU reference (gen/ref.c) ----
+ * D = A*B + C for form f on an MxNxK problem (the form's own shape or a
+ * multiple of it).  Inputs are element bit patterns, row-major, one per
+ * uint64_t; A is the dense logical MxK (sparse forms: zeros where pruned).
+ * Block-scaled forms also take scale factors: sa is Mx(K/V), sb is
+ * (K/V)xN, V the block size (32 for ue8m0, 16 for ue4m3 with scale_vec 4X).
+ * The result: d (patterns of the D type) and dref (the exact value before
+ * the final rounding into D, for error reports). */
+typedef struct mmagen_ref_args {
+	const mmagen_form *form;
+	unsigned m, n, k;
+	const uint64_t *a, *b, *c;
+	const uint64_t *sa, *sb;   /* block-scaled forms only */
+	uint64_t *d;
+	double *dref;              /* may be NULL */
+} mmagen_ref_args;
+
+mmagen_status mmagen_ref_mma(const mmagen_ref_args *args);
+/* Whether a device result `got` (D pattern) is acceptable for the exact
+ * value `exact`, given sum_k |a*b| + |c| (`mag`) for that element: exact
+ * match for integer D; for floating D the tolerance follows from the D and
+ * A/B types and K (one place for every tolerance). */
+int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
+		      double mag, uint64_t got);
+
 /* ---- emission ---- */
 typedef enum mmagen_format {
 	MMAGEN_FMT_PTX,      /* a standalone module with one entry */
 	MMAGEN_FMT_CUDA,     /* a CUDA C header with an inline-asm wrapper */
-	MMAGEN_FMT_TEXT      /* the instruction line alone */
+	MMAGEN_FMT_TEXT,     /* the instruction line alone */
+	MMAGEN_FMT_JSON      /* a tile kernel's manifest */
 } mmagen_format;
 
 /* Text for one instruction form on target t; *out is freed with
@@ -207,6 +284,36 @@ mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 
 /* docs/signatures.md: the table as Markdown, one line per row. */
 mmagen_status mmagen_doc_signatures(char **out, size_t *len);
+
+/* ---- tile kernels (gen/kernel_tile.c) ----
+ * One warp (mma) runs one instruction on a tile read from global memory:
+ * A (MxK; mma.sp: the compressed Mx(K/2)), B (KxN) and C (MxN), all
+ * row-major, elements packed at `elem_bits` (element i of the row-major
+ * stream at bits [i*w, (i+1)*w), little-endian); D (MxN) is written the
+ * same way.  Sparse forms also take E: the 32 metadata registers, one u32
+ * per lane, as mma.sp reads them (build it with mmagen_meta_pos). */
+typedef struct mmagen_tile_param {
+	const char *name;        /* "A", "B", "C", "D", "E" */
+	unsigned rows, cols;     /* elements */
+	unsigned elem_bits;
+	uint8_t type;            /* mmagen_type (E: 0) */
+	uint8_t output;          /* 1 for D */
+	size_t bytes;            /* buffer size, a multiple of 8 */
+} mmagen_tile_param;
+
+typedef struct mmagen_tile_info {
+	const char *kernel;      /* entry name */
+	unsigned block[3], grid[3];
+	unsigned smem;           /* dynamic shared memory bytes */
+	unsigned m, n, k;
+	unsigned nparams;
+	mmagen_tile_param params[6];
+} mmagen_tile_info;
+
+mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out);
+/* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
+mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
+			       char **out, size_t *len);
 
 /* Write `len` bytes to path atomically (temporary file + rename); on error
  * nothing is left at path. */

@@ -1,0 +1,272 @@
+/* kernel_tile.c - one-tile kernels: a warp loads A, B, C from global memory
+ * into the fragment registers of an mma form, runs it, stores D.
+ *
+ * Loads go through per-operand tables in .const memory: entry
+ * [lane][reg][elem] is the element's row-major index in its tile, taken
+ * from the fragment layout (layout.c).  So the kernel is the same code for
+ * every layout, m8n8k4's quad-pairs included; speed does not matter here,
+ * correctness and coverage do. */
+#include "emit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const names[] = { "A", "B", "C", "D", "E" };
+
+/* Element width of a tile in memory: the register container for A and B,
+ * the type's own for C and D. */
+static unsigned mem_bits(const mmagen_form *f, int operand, const mmagen_frag *fr)
+{
+	if (operand == MMAGEN_OPND_A || operand == MMAGEN_OPND_B)
+		return fr->elem_bits;
+	return mmagen_type_bits((mmagen_type)(operand == MMAGEN_OPND_C ? f->c : f->d));
+}
+
+static size_t round8(size_t bits)
+{
+	size_t bytes = (bits + 7) / 8;
+	return (bytes + 7) / 8 * 8;
+}
+
+static int tile_supported(const mmagen_form *f)
+{
+	if (f->family != MMAGEN_FAM_MMA)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"tile kernels exist for mma.sync and mma.sp so far; %s tiles are not generated yet",
+			mmagen_family_name(f->family));
+	if (f->block_scale)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"tile kernels for block-scaled mma.sync are not generated yet");
+	return MMAGEN_OK;
+}
+
+mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out)
+{
+	mmagen_frag fr[4];
+	mmagen_status s;
+
+	if (!f || !out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_tile_info_of: NULL argument");
+	if ((s = tile_supported(f)))
+		return s;
+	for (int o = 0; o < 4; o++)
+		if ((s = mmagen_frag_info(f, o, &fr[o])))
+			return s;
+	memset(out, 0, sizeof *out);
+	out->kernel = "mmagen_tile";
+	out->block[0] = 32; out->block[1] = out->block[2] = 1;
+	out->grid[0] = out->grid[1] = out->grid[2] = 1;
+	out->m = f->m; out->n = f->n; out->k = f->k;
+	const uint8_t types[] = { f->a, f->b, f->c, f->d };
+	for (int p = 0; p < 4; p++) {
+		int o = p;
+		mmagen_tile_param *tp = &out->params[out->nparams++];
+		tp->name = names[p];
+		tp->rows = fr[o].rows;
+		tp->cols = fr[o].cols;
+		tp->elem_bits = p == 3 ? mmagen_type_bits((mmagen_type)f->d) : mem_bits(f, o, &fr[o]);
+		tp->type = types[p];
+		tp->output = p == 3;
+		tp->bytes = round8((size_t)tp->rows * tp->cols * tp->elem_bits);
+	}
+	if (f->sparse) {
+		mmagen_tile_param *tp = &out->params[out->nparams++];
+		tp->name = "E";
+		tp->rows = 1;
+		tp->cols = 32;
+		tp->elem_bits = 32;
+		tp->bytes = 128;
+	}
+	return MMAGEN_OK;
+}
+
+/* .const table of element indices for one operand. */
+static mmagen_status emit_table(struct buf *b, const mmagen_form *f, int o,
+				const mmagen_frag *fr, const char *name)
+{
+	unsigned n = fr->threads * fr->regs * fr->elems;
+	emitf(b, ".const .align 4 .u32 $s[$u] = {", name, n);
+	for (unsigned l = 0; l < fr->threads; l++)
+		for (unsigned r = 0; r < fr->regs; r++)
+			for (unsigned e = 0; e < fr->elems; e++) {
+				/* m8n8k4: table slot l is quad-pair 0's lane
+				 * (0-3, then 16-19) */
+				unsigned lane = fr->threads == 8 && l >= 4 ? l + 12 : l;
+				unsigned row, col;
+				mmagen_status s = mmagen_frag_map(f, o, lane, r, e, &row, &col);
+				if (s)
+					return s;
+				unsigned i = (l * fr->regs + r) * fr->elems + e;
+				emitf(b, "$s$s$u", i ? "," : "", i % 16 ? " " : "\n\t",
+				      row * fr->cols + col);
+			}
+	buf_puts(b, "\n};\n");
+	return MMAGEN_OK;
+}
+
+/* Load one operand's registers (prefix %r<opname>) from global %g<x>. */
+static void emit_load(struct buf *b, const struct operand *op, const mmagen_frag *fr,
+		      unsigned w, const char *tab, const char *g)
+{
+	unsigned stride = fr->regs * fr->elems * 4;
+	emitf(b, "\t// $s\n\tmul.lo.u32 %t0, %ql, $u;\n\tcvt.u64.u32 %x0, %t0;\n"
+		 "\tmov.u64 %tb, $s;\n\tadd.u64 %tb, %tb, %x0;\n", op->name, stride, tab);
+	for (unsigned r = 0; r < fr->regs; r++) {
+		if (fr->elems > 1)
+			emitf(b, "\tmov.b32 %r$s$u, 0;\n", op->name, r);
+		for (unsigned e = 0; e < fr->elems; e++) {
+			unsigned slot = (r * fr->elems + e) * 4;
+			emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tmul.lo.u32 %t1, %t0, $u;\n"
+				 "\tshr.u32 %t2, %t1, 3;\n\tcvt.u64.u32 %x0, %t2;\n"
+				 "\tadd.u64 %x0, %$s, %x0;\n", slot, w, g);
+			if (fr->elems == 1) {
+				emitf(b, "\tld.global.$s %r$s$u, [%x0];\n", reg_ptx[op->rtype],
+				      op->name, r);
+				continue;
+			}
+			if (w == 16)
+				buf_puts(b, "\tld.global.u16 %h0, [%x0];\n\tcvt.u32.u16 %t3, %h0;\n");
+			else
+				buf_puts(b, "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %t3, %h0;\n");
+			if (w < 8)
+				emitf(b, "\tand.b32 %t2, %t1, 7;\n\tshr.u32 %t3, %t3, %t2;\n"
+					 "\tand.b32 %t3, %t3, $u;\n", (1u << w) - 1);
+			if (e)
+				emitf(b, "\tshl.b32 %t3, %t3, $u;\n", e * w);
+			emitf(b, "\tor.b32 %r$s$u, %r$s$u, %t3;\n", op->name, r, op->name, r);
+		}
+	}
+}
+
+/* Store D's registers; only lanes with %pst set write (m8n8k4: quad-pair 0). */
+static void emit_store(struct buf *b, const struct operand *op, const mmagen_frag *fr,
+		       unsigned w, const char *tab)
+{
+	unsigned stride = fr->regs * fr->elems * 4;
+	emitf(b, "\t// D\n\tmul.lo.u32 %t0, %ql, $u;\n\tcvt.u64.u32 %x0, %t0;\n"
+		 "\tmov.u64 %tb, $s;\n\tadd.u64 %tb, %tb, %x0;\n", stride, tab);
+	for (unsigned r = 0; r < fr->regs; r++)
+		for (unsigned e = 0; e < fr->elems; e++) {
+			unsigned slot = (r * fr->elems + e) * 4;
+			emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tmul.wide.u32 %x0, %t0, $u;\n"
+				 "\tadd.u64 %x0, %gd, %x0;\n", slot, w / 8);
+			if (fr->elems == 1) {
+				emitf(b, "\t@%pst st.global.$s [%x0], %r$s$u;\n",
+				      reg_ptx[op->rtype], op->name, r);
+				continue;
+			}
+			/* packed f16x2: element e is half e of the register */
+			emitf(b, "\tmov.b32 {%h0, %h1}, %r$s$u;\n\t@%pst st.global.b16 [%x0], %h$u;\n",
+			      op->name, r, e);
+		}
+}
+
+static const struct operand *find_op(const struct instr *in, const char *name)
+{
+	for (int i = 0; i < in->nops; i++)
+		if (!strcmp(in->op[i].name, name))
+			return &in->op[i];
+	return NULL;
+}
+
+static void emit_json(struct buf *b, const mmagen_form *f, int t,
+		      const mmagen_tile_info *ti)
+{
+	char op[256];
+	emitf(b, "{\n  \"kernel\": \"$s\",\n  \"opcode\": \"$s\",\n  \"target\": \"$s\",\n",
+	      ti->kernel, mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t));
+	emitf(b, "  \"m\": $u, \"n\": $u, \"k\": $u,\n  \"grid\": [$u, $u, $u],\n"
+		 "  \"block\": [$u, $u, $u],\n  \"shared_bytes\": $u,\n  \"params\": [\n",
+	      ti->m, ti->n, ti->k, ti->grid[0], ti->grid[1], ti->grid[2], ti->block[0],
+	      ti->block[1], ti->block[2], ti->smem);
+	for (unsigned i = 0; i < ti->nparams; i++) {
+		const mmagen_tile_param *p = &ti->params[i];
+		emitf(b, "    {\"name\": \"$s\", \"type\": \"$s\", \"rows\": $u, \"cols\": $u, "
+			 "\"elem_bits\": $u, \"bytes\": $u, \"output\": $s, \"layout\": \"$s\"}$s\n",
+		      p->name, p->type ? mmagen_type_name((mmagen_type)p->type) : "u32",
+		      p->rows, p->cols, p->elem_bits, (unsigned)p->bytes,
+		      p->output ? "true" : "false",
+		      p->name[0] == 'E' ? "metadata register per lane" : "row-major, packed",
+		      i + 1 < ti->nparams ? "," : "");
+	}
+	buf_puts(b, "  ]\n}\n");
+}
+
+mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
+			       char **out, size_t *len)
+{
+	mmagen_tile_info ti;
+	mmagen_frag fr[4];
+	struct instr in;
+	struct buf b;
+	mmagen_status s;
+	char op[256];
+
+	if (!f || !out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_emit_tile: NULL argument");
+	if (!mmagen_form_on_target(f, t))
+		return mmagen_set_error(MMAGEN_TARGET, "%s needs target %s (got %s)",
+			mmagen_form_opcode(f, op, sizeof op),
+			mmagen_target_name(mmagen_form_min_target(f)), mmagen_target_name(t));
+	if ((s = mmagen_tile_info_of(f, &ti)))
+		return s;
+	buf_init(&b);
+	if (fmt == MMAGEN_FMT_JSON) {
+		emit_json(&b, f, t, &ti);
+		return buf_finish(&b, out, len);
+	}
+	if (fmt != MMAGEN_FMT_PTX)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"tile kernels are written as ptx (the kernel) or json (its manifest)");
+	for (int o = 0; o < 4; o++)
+		if ((s = mmagen_frag_info(f, o, &fr[o])))
+			return s;
+	instr_of(f, &in);
+	emitf(&b, "//\n// Generated by mmagen: one-tile kernel for\n//   $s\n"
+		  "// A $ux$u, B $ux$u, C/D $ux$u row-major; one warp.\n//\n",
+	      mmagen_form_opcode(f, op, sizeof op), ti.params[0].rows, ti.params[0].cols,
+	      ti.params[1].rows, ti.params[1].cols, ti.params[2].rows, ti.params[2].cols);
+	emit_header(&b, t, mmagen_form_min_ptx(f, t));
+	buf_puts(&b, "\n");
+	if ((s = emit_table(&b, f, MMAGEN_OPND_A, &fr[0], "mmagen_ta")) ||
+	    (s = emit_table(&b, f, MMAGEN_OPND_B, &fr[1], "mmagen_tb")) ||
+	    (s = emit_table(&b, f, MMAGEN_OPND_C, &fr[2], "mmagen_tc")) ||
+	    (s = emit_table(&b, f, MMAGEN_OPND_D, &fr[3], "mmagen_td"))) {
+		buf_free(&b);
+		return s;
+	}
+	buf_puts(&b, "\n.visible .entry mmagen_tile(\n\t.param .u64 pa,\n\t.param .u64 pb,\n"
+		     "\t.param .u64 pc,\n\t.param .u64 pd,\n\t.param .u64 pe)\n{\n"
+		     "\t.reg .b64 %ga, %gb, %gc, %gd, %ge, %tb, %x<2>;\n"
+		     "\t.reg .b32 %lane, %ql, %t<4>;\n\t.reg .b16 %h<2>;\n\t.reg .pred %pst;\n");
+	emit_regs(&b, &in);
+	buf_puts(&b, "\n\tld.param.u64 %ga, [pa];\n\tld.param.u64 %gb, [pb];\n"
+		     "\tld.param.u64 %gc, [pc];\n\tld.param.u64 %gd, [pd];\n\tld.param.u64 %ge, [pe];\n"
+		     "\tcvta.to.global.u64 %ga, %ga;\n\tcvta.to.global.u64 %gb, %gb;\n"
+		     "\tcvta.to.global.u64 %gc, %gc;\n\tcvta.to.global.u64 %gd, %gd;\n"
+		     "\tmov.u32 %lane, %tid.x;\n");
+	if (fr[0].threads == 8) {
+		/* m8n8k4: every quad-pair computes the same tile from quad-pair
+		 * 0's data (lanes 0-3 and 16-19); only quad-pair 0 stores. */
+		buf_puts(&b, "\tand.b32 %t0, %lane, 3;\n\tshr.u32 %t1, %lane, 4;\n"
+			     "\tshl.b32 %t1, %t1, 2;\n\tor.b32 %ql, %t0, %t1;\n"
+			     "\tand.b32 %t2, %lane, 12;\n\tsetp.eq.u32 %pst, %t2, 0;\n");
+	} else {
+		buf_puts(&b, "\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
+	}
+	emit_load(&b, find_op(&in, "a"), &fr[0], ti.params[0].elem_bits, "mmagen_ta", "ga");
+	emit_load(&b, find_op(&in, "b"), &fr[1], ti.params[1].elem_bits, "mmagen_tb", "gb");
+	emit_load(&b, find_op(&in, "c"), &fr[2], ti.params[2].elem_bits, "mmagen_tc", "gc");
+	if (f->sparse)
+		buf_puts(&b, "\t// E: this lane's metadata register\n\tcvta.to.global.u64 %ge, %ge;\n"
+			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
+			     "\tld.global.b32 %re, [%x0];\n");
+	buf_puts(&b, "\t");
+	family_emitter(f->family)->opcode(f, &b);
+	buf_puts(&b, " ");
+	emit_operands(&b, &in);
+	buf_puts(&b, ";\n");
+	emit_store(&b, find_op(&in, "d"), &fr[3], ti.params[3].elem_bits, "mmagen_td");
+	buf_puts(&b, "\tret;\n}\n");
+	return buf_finish(&b, out, len);
+}

@@ -1,0 +1,21 @@
+/* run.h - `mmagen run` and `mmagen bench`: generate, JIT-load through
+ * libmmart, launch, check against the CPU reference.  Part of the CLI, not
+ * of libmmagen (the generator library has no CUDA dependency at all). */
+#ifndef MMAGEN_RUN_H
+#define MMAGEN_RUN_H
+
+#include "mmagen.h"
+
+struct run_opts {
+	uint64_t seed;
+	int device;          /* -1: MMAGEN_DEVICE or 0 */
+	int verbose;
+	const char *edge;    /* NULL, or an edge-case input set (run.c) */
+};
+
+/* Exit codes: 0 pass, 1 mismatch or error, 77 no driver/GPU. */
+int run_tile(const mmagen_form *f, int t, const struct run_opts *o);
+int run_tile_all(int t, const struct run_opts *o);
+int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
+
+#endif
