@@ -28,6 +28,18 @@ static size_t round8(size_t bits)
 	return (bytes + 7) / 8 * 8;
 }
 
+/* ---- the shared-memory path: ldmatrix for 16-bit A and B ----
+ * The seed's recipe: lane l gives the address of row l%8 of 8x8 matrix
+ * l/8; .x4 of a row-major 16x16 A yields a0..a3 in mma order when matrix j
+ * is the block at rows (j%2)*8, columns (j/2)*8; B (KxN row-major) comes
+ * with .trans, matrix j being K rows j*8..j*8+7. */
+static int use_ldmatrix(const mmagen_form *f, const mmagen_frag *fa)
+{
+	return f->family == MMAGEN_FAM_MMA && fa->threads == 32 && f->m == 16 &&
+	       f->n == 8 && mmagen_type_bits((mmagen_type)f->a) == 16 &&
+	       mmagen_type_bits((mmagen_type)f->b) == 16;
+}
+
 static int tile_supported(const mmagen_form *f)
 {
 	if (f->family != MMAGEN_FAM_MMA)
@@ -69,6 +81,8 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out)
 		tp->output = p == 3;
 		tp->bytes = round8((size_t)tp->rows * tp->cols * tp->elem_bits);
 	}
+	if (use_ldmatrix(f, &fr[0]))
+		out->static_smem = (unsigned)(out->params[0].bytes + out->params[1].bytes);
 	if (f->sparse) {
 		mmagen_tile_param *tp = &out->params[out->nparams++];
 		tp->name = "E";
@@ -161,6 +175,49 @@ static void emit_store(struct buf *b, const struct operand *op, const mmagen_fra
 		}
 }
 
+void mmagen_ldmatrix_lane_addr(unsigned num, int trans_b, unsigned lane,
+			       unsigned *row, unsigned *col8)
+{
+	unsigned j = (lane / 8) % num, r = lane % 8;
+	if (trans_b) {            /* B: matrix j = K rows 8j..8j+7 */
+		*row = 8 * j + r;
+		*col8 = 0;
+	} else {                  /* A: row half fastest, then column block */
+		*row = (j % 2) * 8 + r;
+		*col8 = j / 2;
+	}
+}
+
+/* Copy a tile of `bytes` from global %g<x> to shared `sym` (every lane moves
+ * 4-byte words), then ldmatrix it into the operand's registers. */
+static void emit_ldmatrix(struct buf *b, const struct operand *op, unsigned rows,
+			  unsigned cols, const char *g, const char *sym, int trans)
+{
+	unsigned bytes = rows * cols * 2, num = op->count;
+	emitf(b, "\t// $s through shared memory and ldmatrix\n", op->name);
+	for (unsigned w = 0; w < bytes / 4; w += 32) {
+		emitf(b, "\tadd.u32 %t0, %lane, $u;\n\tsetp.lt.u32 %pcp, %t0, $u;\n"
+			 "\tmul.wide.u32 %x0, %t0, 4;\n\tadd.u64 %x1, %$s, %x0;\n"
+			 "\t@%pcp ld.global.b32 %t1, [%x1];\n\tmov.u32 %t2, $s;\n"
+			 "\tmad.lo.u32 %t2, %t0, 4, %t2;\n\t@%pcp st.shared.b32 [%t2], %t1;\n",
+		      w, bytes / 4, g, sym);
+	}
+	buf_puts(b, "\tbar.warp.sync -1;\n");
+	/* per-lane address: mmagen_ldmatrix_lane_addr, in PTX */
+	emitf(b, "\tshr.u32 %t0, %lane, 3;\n\trem.u32 %t0, %t0, $u;\n\tand.b32 %t1, %lane, 7;\n", num);
+	if (trans)
+		emitf(b, "\tmad.lo.u32 %t1, %t0, 8, %t1;\n\tmul.lo.u32 %t1, %t1, $u;\n", cols * 2);
+	else
+		emitf(b, "\tand.b32 %t2, %t0, 1;\n\tmad.lo.u32 %t1, %t2, 8, %t1;\n"
+			 "\tmul.lo.u32 %t1, %t1, $u;\n\tshr.u32 %t2, %t0, 1;\n"
+			 "\tmad.lo.u32 %t1, %t2, 16, %t1;\n", cols * 2);
+	emitf(b, "\tmov.u32 %t2, $s;\n\tadd.u32 %t1, %t1, %t2;\n", sym);
+	emitf(b, "\tldmatrix.sync.aligned.m8n8.x$u$s.shared.b16 {", num, trans ? ".trans" : "");
+	for (unsigned r = 0; r < num; r++)
+		emitf(b, "$s%r$s$u", r ? ", " : "", op->name, r);
+	buf_puts(b, "}, [%t1];\n");
+}
+
 static const struct operand *find_op(const struct instr *in, const char *name)
 {
 	for (int i = 0; i < in->nops; i++)
@@ -176,9 +233,11 @@ static void emit_json(struct buf *b, const mmagen_form *f, int t,
 	emitf(b, "{\n  \"kernel\": \"$s\",\n  \"opcode\": \"$s\",\n  \"target\": \"$s\",\n",
 	      ti->kernel, mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t));
 	emitf(b, "  \"m\": $u, \"n\": $u, \"k\": $u,\n  \"grid\": [$u, $u, $u],\n"
-		 "  \"block\": [$u, $u, $u],\n  \"shared_bytes\": $u,\n  \"params\": [\n",
+		 "  \"block\": [$u, $u, $u],\n  \"shared_bytes\": $u,\n"
+		 "  \"static_shared_bytes\": $u,\n  \"fragment_loads\": \"$s\",\n  \"params\": [\n",
 	      ti->m, ti->n, ti->k, ti->grid[0], ti->grid[1], ti->grid[2], ti->block[0],
-	      ti->block[1], ti->block[2], ti->smem);
+	      ti->block[1], ti->block[2], ti->smem, ti->static_smem,
+	      ti->static_smem ? "ldmatrix" : "direct");
 	for (unsigned i = 0; i < ti->nparams; i++) {
 		const mmagen_tile_param *p = &ti->params[i];
 		emitf(b, "    {\"name\": \"$s\", \"type\": \"$s\", \"rows\": $u, \"cols\": $u, "
@@ -235,10 +294,14 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
 		buf_free(&b);
 		return s;
 	}
+	int ldm = use_ldmatrix(f, &fr[0]);
+	if (ldm)
+		emitf(&b, ".shared .align 16 .b8 mmagen_sa[$u];\n.shared .align 16 .b8 mmagen_sb[$u];\n",
+		      (unsigned)ti.params[0].bytes, (unsigned)ti.params[1].bytes);
 	buf_puts(&b, "\n.visible .entry mmagen_tile(\n\t.param .u64 pa,\n\t.param .u64 pb,\n"
 		     "\t.param .u64 pc,\n\t.param .u64 pd,\n\t.param .u64 pe)\n{\n"
 		     "\t.reg .b64 %ga, %gb, %gc, %gd, %ge, %tb, %x<2>;\n"
-		     "\t.reg .b32 %lane, %ql, %t<4>;\n\t.reg .b16 %h<2>;\n\t.reg .pred %pst;\n");
+		     "\t.reg .b32 %lane, %ql, %t<4>;\n\t.reg .b16 %h<2>;\n\t.reg .pred %pst, %pcp;\n");
 	emit_regs(&b, &in);
 	buf_puts(&b, "\n\tld.param.u64 %ga, [pa];\n\tld.param.u64 %gb, [pb];\n"
 		     "\tld.param.u64 %gc, [pc];\n\tld.param.u64 %gd, [pd];\n\tld.param.u64 %ge, [pe];\n"
@@ -254,8 +317,15 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
 	} else {
 		buf_puts(&b, "\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
 	}
-	emit_load(&b, find_op(&in, "a"), &fr[0], ti.params[0].elem_bits, "mmagen_ta", "ga");
-	emit_load(&b, find_op(&in, "b"), &fr[1], ti.params[1].elem_bits, "mmagen_tb", "gb");
+	if (ldm) {
+		emit_ldmatrix(&b, find_op(&in, "a"), ti.params[0].rows, ti.params[0].cols,
+			      "ga", "mmagen_sa", 0);
+		emit_ldmatrix(&b, find_op(&in, "b"), ti.params[1].rows, ti.params[1].cols,
+			      "gb", "mmagen_sb", 1);
+	} else {
+		emit_load(&b, find_op(&in, "a"), &fr[0], ti.params[0].elem_bits, "mmagen_ta", "ga");
+		emit_load(&b, find_op(&in, "b"), &fr[1], ti.params[1].elem_bits, "mmagen_tb", "gb");
+	}
 	emit_load(&b, find_op(&in, "c"), &fr[2], ti.params[2].elem_bits, "mmagen_tc", "gc");
 	if (f->sparse)
 		buf_puts(&b, "\t// E: this lane's metadata register\n\tcvta.to.global.u64 %ge, %ge;\n"

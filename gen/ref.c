@@ -397,7 +397,7 @@ static int64_t clamp_s32(int64_t v)
 static int64_t int_term(const mmagen_form *f, double x, double y)
 {
 	if (f->a != MMAGEN_B1)
-		return (int64_t)x * (int64_t)y;	/* exact: small integers */
+		return (int64_t)x * (int64_t)y;	/* small integers */
 	if (f->bitop == MMAGEN_AND_POPC)
 		return x != 0.0 && y != 0.0;
 	return (x != 0.0) != (y != 0.0);	/* xor */
@@ -473,10 +473,14 @@ static void float_element(const struct job *j, struct acc *s, unsigned i,
 	}
 	acc_finish(s);
 	*dref = acc_round(s, RND_NEAREST);
+	/* f64 rounds once in the form's mode; narrower D types round the
+	 * round-to-odd double again, which is the same as rounding once. */
 	if (f->d == MMAGEN_F64)
-		*d = mmagen_type_encode(MMAGEN_F64, acc_round(s, form_rounding(f)));
+		*d = mmagen_type_encode(MMAGEN_F64,
+					acc_round(s, form_rounding(f)));
 	else
-		*d = mmagen_type_encode((mmagen_type)f->d, acc_round(s, RND_ODD));
+		*d = mmagen_type_encode((mmagen_type)f->d,
+					acc_round(s, RND_ODD));
 }
 
 mmagen_status mmagen_ref_mma(const mmagen_ref_args *r)
@@ -619,9 +623,15 @@ int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
 	if (!t)
 		return 0;
 	v = mmagen_type_decode((mmagen_type)f->d, got);
-	if (isnan(exact) || isnan(v))
-		return isnan(exact) && isnan(v);
 	max = mmagen_type_max((mmagen_type)f->d);
+	/* When sum |a*b| + |c| passes D's range, a partial sum may overflow
+	 * in the hardware's order even though the exact sum is finite (as the
+	 * H200 shows for f64 m8n8k4 with +-max inputs: -Inf where the products
+	 * cancel); then Inf, the largest value or a NaN (Inf - Inf) of either
+	 * sign are all correct results. */
+	int mag_over = !(mag <= max);
+	if (isnan(exact) || isnan(v))
+		return (isnan(exact) && isnan(v)) || (isnan(v) && mag_over && !isinf(exact));
 	/* Inf from Inf inputs, or a finite sum past the f64 range, which
 	 * the directed roundings stop at the largest finite value. */
 	if (isinf(exact))
@@ -636,10 +646,10 @@ int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
 	 * largest finite value of its sign; or only an intermediate sum
 	 * could (mag does), and then either sign may come out. */
 	rounded = mmagen_type_decode((mmagen_type)f->d,
-				     mmagen_type_encode((mmagen_type)f->d, exact));
+			mmagen_type_encode((mmagen_type)f->d, exact));
 	if (isinf(rounded) || fabs(exact) > max)
 		return fabs(v) >= max && signbit(v) == signbit(exact);
-	if (!(mag <= max))
+	if (mag_over)
 		return fabs(v) >= max;
 	return 0;
 }

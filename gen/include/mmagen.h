@@ -305,12 +305,21 @@ typedef struct mmagen_tile_info {
 	const char *kernel;      /* entry name */
 	unsigned block[3], grid[3];
 	unsigned smem;           /* dynamic shared memory bytes */
+	unsigned static_smem;    /* shared memory the kernel declares (the
+				  * ldmatrix path for 16-bit A and B) */
 	unsigned m, n, k;
 	unsigned nparams;
 	mmagen_tile_param params[6];
 } mmagen_tile_info;
 
 mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out);
+/* ldmatrix.m8n8 per-lane addressing (the first seed article): with .xNUM,
+ * lane `lane` points at row *row, 8-column block *col8 of the tile: for a
+ * row-major A (trans_b = 0) matrix j = lane/8 is the block at rows
+ * (j%2)*8, columns (j/2)*8; for a row-major KxN B loaded with .trans
+ * (trans_b = 1) matrix j holds K rows 8j..8j+7. */
+void mmagen_ldmatrix_lane_addr(unsigned num, int trans_b, unsigned lane,
+			       unsigned *row, unsigned *col8);
 /* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
 mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
 			       char **out, size_t *len);

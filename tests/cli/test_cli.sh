@@ -89,6 +89,33 @@ grep -q "wgmma" "$tmp/stdout" && ko "sm_90 lists wgmma" || ok
 expect_ok list --arch sm_120a --opcodes
 grep -q "^tcgen05" "$tmp/stdout" && ko "sm_120a lists tcgen05" || ok
 grep -qx "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3" "$tmp/stdout" && ok || ko "sm_120a lacks NVFP4 mma"
+# tile kernels
+expect_fail "wgmma tiles are not generated yet" emit tile --arch sm_90a --family wgmma --shape m64n64k16 --a f16 --d f32 --asrc smem -o "$O"
+expect_fail "bad value 'cuda' for --format" emit tile --arch sm_90 --opcode $OP --format cuda -o "$O"
+expect_fail "bad --seed 'abc'" run tile --opcode $OP --seed abc
+expect_fail "bad --device 'x'" run tile --opcode $OP --device x
+expect_fail "bad value 'huge' for --inputs" run tile --opcode $OP --inputs huge
+expect_fail "run and bench print results" run tile --opcode $OP -o "$O"
+expect_ok emit tile --arch sm_80 --opcode mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 --format json
+python3 - "$tmp/stdout" <<'PY' && ok || ko "tile manifest is not the expected JSON"
+import json, sys
+m = json.load(open(sys.argv[1]))
+names = [p["name"] for p in m["params"]]
+assert names == ["A", "B", "C", "D", "E"], names
+a = m["params"][0]
+assert (a["rows"], a["cols"], a["elem_bits"]) == (16, 16, 16), a
+assert m["block"] == [32, 1, 1] and m["kernel"] == "mmagen_tile"
+assert m["fragment_loads"] == "ldmatrix" and m["static_shared_bytes"] > 0
+PY
+expect_ok emit tile --arch sm_80 --opcode mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 -o "$tmp/t.ptx"
+grep -q "^\.target sm_80" "$tmp/t.ptx" && grep -q "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32" "$tmp/t.ptx" && ok || ko "tile kernel lacks its target or instruction"
+# without a GPU, run reports it and exits 77 (with one, it must pass)
+"$mm" run tile --opcode $OP --seed 1 >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+if [ $rc -eq 77 ]; then grep -q "no CUDA driver\|no such CUDA device" "$tmp/stderr" && ok || ko "run without a GPU: $(cat "$tmp/stderr")"
+elif [ $rc -eq 0 ]; then grep -q "^PASS" "$tmp/stdout" && ok || ko "run printed no PASS"
+else ko "run tile failed ($rc): $(cat "$tmp/stderr" "$tmp/stdout")"; fi
+
 expect_ok --help
 expect_ok --version
 
