@@ -64,7 +64,8 @@ static double min_normal(mmagen_type t)
 }
 
 /* Edge-case inputs (--inputs): override the random ones.
- *   max        every A and B element is +-largest finite
+ *   max        every A and B element is the largest finite value (random
+ *              signs where D cannot overflow)
  *   subnormal  A, B and C are random subnormals (float types)
  *   special    A[0][*] holds a NaN, A[1][0] an Inf, -0 elsewhere in row 2
  *   overflow   integer A, B at their extremes and C near INT32_MAX, so that
@@ -75,10 +76,22 @@ static void apply_edge(const mmagen_form *f, const char *edge, uint64_t *a,
 	unsigned m = f->m, n = f->n, k = f->k;
 	mmagen_type ta = (mmagen_type)f->a, tb = (mmagen_type)f->b, tc = (mmagen_type)f->c;
 	if (!strcmp(edge, "max")) {
+		/* Mixed signs only where no partial sum can overflow D: else
+		 * the hardware's summation order decides between +Inf, -Inf
+		 * and NaN, and no reference can say which; with one sign the
+		 * answer is +Inf in every order. */
+		double dmax = mmagen_type_max((mmagen_type)f->d);
+		int mixed = !mmagen_type_is_float((mmagen_type)f->d) ||
+			    mmagen_type_max(ta) * mmagen_type_max(tb) * k * 2 <= dmax;
 		for (size_t i = 0; i < (size_t)m * k; i++)
-			a[i] = mmagen_type_encode(ta, (rng_next(s) & 1 ? -1 : 1) * mmagen_type_max(ta));
+			a[i] = mmagen_type_encode(ta, (mixed && rng_next(s) & 1 ? -1 : 1) *
+						      mmagen_type_max(ta));
 		for (size_t i = 0; i < (size_t)k * n; i++)
-			b[i] = mmagen_type_encode(tb, (rng_next(s) & 1 ? -1 : 1) * mmagen_type_max(tb));
+			b[i] = mmagen_type_encode(tb, (mixed && rng_next(s) & 1 ? -1 : 1) *
+						      mmagen_type_max(tb));
+		if (!mixed)
+			for (size_t i = 0; i < (size_t)m * n; i++)
+				c[i] = mmagen_type_encode(tc, fabs(mmagen_type_decode(tc, c[i])));
 	} else if (!strcmp(edge, "subnormal")) {
 		uint64_t *arr[3] = { a, b, c };
 		mmagen_type ty[3] = { ta, tb, tc };
