@@ -439,8 +439,10 @@ static int run_cmd(struct opts *o, int bench)
 	if (o->out || o->format)
 		return die("run and bench print results; they take no -o or --format%s%s", "", "");
 	if (!o->arch) {
-		o->arch = "sm_90a";
-		mmagen_target_parse(o->arch, &o->req.target);
+		/* the GPU's own target */
+		if ((rc = device_target(&o->run, &o->req.target)))
+			return rc;
+		o->arch = mmagen_target_name(o->req.target);
 	}
 	if (!bench && o->all)
 		return run_tile_all(o->req.target, &o->run);

@@ -447,6 +447,32 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The arch-specific target of the GPU that --device picks ("sm_90a" on an
+ * H200), for run/bench without --arch; 77 without a driver or GPU. */
+int device_target(const struct run_opts *o, int *t)
+{
+	mmart_ctx *ctx;
+	char name[32];
+	int major, minor, rc = open_ctx(o, &ctx);
+
+	if (rc)
+		return rc;
+	if (mmart_device_info(ctx, &major, &minor, NULL, 0)) {
+		mmart_close(ctx);
+		return rt_fail("device");
+	}
+	mmart_close(ctx);
+	snprintf(name, sizeof name, "sm_%d%da", major, minor);
+	if (!mmagen_target_parse(name, t))
+		return 0;
+	snprintf(name, sizeof name, "sm_%d%d", major, minor);
+	if (!mmagen_target_parse(name, t))
+		return 0;
+	fprintf(stderr, "mmagen: the GPU is sm_%d%d, which mmagen does not know; give --arch\n",
+		major, minor);
+	return 1;
+}
+
 /* Generation, cold load (no caches) and warm load (our disk cache), as
  * medians of `reps` runs each. */
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
