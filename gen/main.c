@@ -15,6 +15,8 @@
 "       mmagen run tile (SELECTOR | --all [--arch A]) [--seed N] [--device D]\n" \
 "                [--inputs random|max|subnormal|special|overflow]\n" \
 "       mmagen bench load SELECTOR [--device D]\n" \
+"tile options: --swizzle none|32|64|128 --major-a k|mn --major-b k|mn\n" \
+"          --neg-a --neg-b --scale-d yes|no --m M --n N (tcgen05)\n" \
 "       mmagen doc signatures [-o FILE]\n" \
 "       mmagen --help | --version\n" \
 "SELECTOR: --opcode STRING, or fields: --arch --family --shape --a --b --c --d\n" \
@@ -49,6 +51,7 @@ struct opts {
 	int have_family_sparse;
 	int all;
 	struct run_opts run;
+	mmagen_tile_opts tile;
 };
 
 /* name=value tables for enumerated options */
@@ -190,6 +193,36 @@ static int parse_opts(int argc, char **argv, int i, struct opts *o)
 	return die("option %s needs a value%s", a, ""); } while (0)
 		if (!strcmp(a, "--json")) { o->json = 1; takes = 0; }
 		else if (!strcmp(a, "--all")) { o->all = 1; takes = 0; }
+		else if (!strcmp(a, "--neg-a")) { o->tile.neg_a = 1; takes = 0; }
+		else if (!strcmp(a, "--neg-b")) { o->tile.neg_b = 1; takes = 0; }
+		else if (!strcmp(a, "--swizzle")) {
+			static const struct named sw[] = { { "none", 0 }, { "0", 0 },
+				{ "32", 32 }, { "64", 64 }, { "128", 128 }, { NULL, 0 } };
+			VAL();
+			if ((rc = pick(a, v, sw, &o->tile.swizzle)))
+				return rc;
+		}
+		else if (!strcmp(a, "--major-a") || !strcmp(a, "--major-b")) {
+			static const struct named mj[] = { { "k", 0 }, { "mn", 1 }, { NULL, 0 } };
+			VAL();
+			if ((rc = pick(a, v, mj, a[8] == 'a' ? &o->tile.major_a : &o->tile.major_b)))
+				return rc;
+		}
+		else if (!strcmp(a, "--scale-d")) {
+			unsigned sd;
+			VAL();
+			if ((rc = pick(a, v, yesno, &sd)))
+				return rc;
+			o->tile.scale_d = (int)sd;
+		}
+		else if (!strcmp(a, "--m") || !strcmp(a, "--n")) {
+			char *end;
+			VAL();
+			unsigned long x = strtoul(v, &end, 10);
+			if (*end || !*v || x == 0 || x > 256)
+				return die("bad %s '%s'; give a number such as 128", a, v);
+			*(a[2] == 'm' ? &o->tile.m : &o->tile.n) = (unsigned)x;
+		}
 		else if (!strcmp(a, "--inputs")) {
 			static const struct named inputs[] = {
 				{ "random", 0 }, { "max", 1 }, { "subnormal", 2 },
@@ -426,7 +459,7 @@ static int emit_tile(struct opts *o)
 		return 2;
 	if ((rc = select_form(o, &f)))
 		return rc;
-	if (mmagen_emit_tile(f, o->req.target, (mmagen_format)fmt, &text, &len))
+	if (mmagen_emit_tile(f, o->req.target, &o->tile, (mmagen_format)fmt, &text, &len))
 		return lib_fail();
 	return write_out(o, text, len);
 }
@@ -499,6 +532,8 @@ int main(int argc, char **argv)
 		return list(&o);
 	}
 	o.run.device = -1;
+	mmagen_tile_opts_init(&o.tile);
+	o.run.tile = &o.tile;
 	o.run.seed = (uint64_t)time(NULL);
 	if (!strcmp(argv[1], "emit")) {
 		int tile = argc >= 3 && !strcmp(argv[2], "tile");

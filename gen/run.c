@@ -189,14 +189,16 @@ static int fail_lib(const char *what)
 }
 
 /* Build inputs, the reference and the packed buffers. */
-static int tile_prepare(const mmagen_form *f, struct tile_data *td, uint64_t seed,
-			const char *edge)
+static int tile_prepare(const mmagen_form *f, struct tile_data *td,
+			const struct run_opts *o)
 {
+	uint64_t seed = o->seed;
+	const char *edge = o->edge;
 	unsigned m = f->m, n = f->n, k = f->k;
 	uint64_t s = seed;
 	double lim = input_limit(f, k);
 
-	if (mmagen_tile_info_of(f, &td->ti))
+	if (mmagen_tile_info_of(f, o->tile, &td->ti))
 		return fail_lib("tile");
 	td->a = calloc((size_t)m * k, 8);
 	td->b = calloc((size_t)k * n, 8);
@@ -355,9 +357,9 @@ static int tile_once(mmart_ctx *ctx, const mmagen_form *f, int t,
 
 	memset(&td, 0, sizeof td);
 	mmagen_form_opcode(f, op, sizeof op);
-	if (tile_prepare(f, &td, o->seed, o->edge))
+	if (tile_prepare(f, &td, o))
 		goto out;
-	if (mmagen_emit_tile(f, t, MMAGEN_FMT_PTX, &ptx, NULL)) {
+	if (mmagen_emit_tile(f, t, o->tile, MMAGEN_FMT_PTX, &ptx, NULL)) {
 		fail_lib("emit");
 		goto out;
 	}
@@ -411,7 +413,7 @@ int run_tile_all(int t, const struct run_opts *o)
 		if (!strcmp(mmagen_form_opcode(f, op, sizeof op), prev))
 			continue;   /* same instruction, other A source */
 		snprintf(prev, sizeof prev, "%s", op);
-		if (mmagen_tile_info_of(f, &ti)) {
+		if (mmagen_tile_info_of(f, o->tile, &ti)) {
 			printf("SKIP %s: %s\n", op, mmagen_last_error());
 			skipped++;
 			continue;
@@ -487,7 +489,7 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 	for (int i = 0; i < REPS; i++) {
 		double t0 = now_ms();
 		mmagen_free(ptx);
-		if (mmagen_emit_tile(f, t, MMAGEN_FMT_PTX, &ptx, NULL))
+		if (mmagen_emit_tile(f, t, o->tile, MMAGEN_FMT_PTX, &ptx, NULL))
 			return fail_lib("emit");
 		gen[i] = now_ms() - t0;
 	}

@@ -11,6 +11,7 @@ struct run_opts {
 	int device;          /* -1: MMAGEN_DEVICE or 0 */
 	int verbose;
 	const char *edge;    /* NULL, or an edge-case input set (run.c) */
+	const mmagen_tile_opts *tile;   /* NULL: defaults */
 };
 
 /* Exit codes: 0 pass, 1 mismatch or error, 77 no driver/GPU. */

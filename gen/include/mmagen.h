@@ -312,7 +312,19 @@ typedef struct mmagen_tile_info {
 	mmagen_tile_param params[6];
 } mmagen_tile_info;
 
-mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out);
+/* Choices a tile kernel leaves open; NULL means the defaults. */
+typedef struct mmagen_tile_opts {
+	unsigned m, n;           /* tcgen05: M and N (0: the kind's default) */
+	unsigned swizzle;        /* wgmma/tcgen05 shared-memory layout: 0
+				  * (none), 32, 64 or 128 bytes; default 128 */
+	unsigned major_a, major_b; /* 0 K-major (default), 1 MN-major */
+	int neg_a, neg_b;        /* wgmma imm-scale-a/b = -1 */
+	int scale_d;             /* 1 (default): D = A*B + C; 0: D = A*B */
+} mmagen_tile_opts;
+
+void mmagen_tile_opts_init(mmagen_tile_opts *o);
+mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *o,
+				  mmagen_tile_info *out);
 /* ldmatrix.m8n8 per-lane addressing (the first seed article): with .xNUM,
  * lane `lane` points at row *row, 8-column block *col8 of the tile: for a
  * row-major A (trans_b = 0) matrix j = lane/8 is the block at rows
@@ -321,7 +333,8 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, mmagen_tile_info *out);
 void mmagen_ldmatrix_lane_addr(unsigned num, int trans_b, unsigned lane,
 			       unsigned *row, unsigned *col8);
 /* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
-mmagen_status mmagen_emit_tile(const mmagen_form *f, int t, mmagen_format fmt,
+mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
+			       const mmagen_tile_opts *o, mmagen_format fmt,
 			       char **out, size_t *len);
 
 /* Write `len` bytes to path atomically (temporary file + rename); on error

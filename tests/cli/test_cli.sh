@@ -90,7 +90,8 @@ expect_ok list --arch sm_120a --opcodes
 grep -q "^tcgen05" "$tmp/stdout" && ko "sm_120a lists tcgen05" || ok
 grep -qx "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3" "$tmp/stdout" && ok || ko "sm_120a lacks NVFP4 mma"
 # tile kernels
-expect_fail "wgmma tiles are not generated yet" emit tile --arch sm_90a --family wgmma --shape m64n64k16 --a f16 --d f32 --asrc smem -o "$O"
+expect_fail "ldmatrix has no tile kernel" emit tile --arch sm_90a --family ldmatrix --shape m8n8 --num x4 --trans no -o "$O"
+expect_fail "swizzle" emit tile --arch sm_90a --opcode $OP --swizzle 48 -o "$O"
 expect_fail "bad value 'cuda' for --format" emit tile --arch sm_90 --opcode $OP --format cuda -o "$O"
 expect_fail "bad --seed 'abc'" run tile --opcode $OP --seed abc
 expect_fail "bad --device 'x'" run tile --opcode $OP --device x

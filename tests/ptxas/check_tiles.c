@@ -15,7 +15,7 @@ static int assemble(const char *ptxas, const char *dir, const mmagen_form *f, in
 	char *text;
 	size_t len;
 
-	if (mmagen_emit_tile(f, t, MMAGEN_FMT_PTX, &text, &len)) {
+	if (mmagen_emit_tile(f, t, NULL, MMAGEN_FMT_PTX, &text, &len)) {
 		printf("FAIL: %s on %s: %s\n", mmagen_form_opcode(f, op, sizeof op),
 		       mmagen_target_name(t), mmagen_last_error());
 		return 1;
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 		if (!strcmp(mmagen_form_opcode(f, op, sizeof op), prev))
 			continue;
 		snprintf(prev, sizeof prev, "%s", op);
-		if (mmagen_tile_info_of(f, &ti)) {
+		if (mmagen_tile_info_of(f, NULL, &ti)) {
 			skipped++;   /* families without tile kernels yet */
 			continue;
 		}
