@@ -269,6 +269,87 @@ mmagen_status mmagen_ref_mma(const mmagen_ref_args *args);
 int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
 		      double mag, uint64_t got);
 
+/* ---- block-scaled formats (gen/formats.c) ----
+ * MX (OCP Microscaling v1.0) and NVFP4 tensors: a 1-D stream of values cut
+ * into consecutive blocks of `block` elements (for a matrix: rows along K
+ * whose length is a multiple of the block); each block shares one scale.
+ *   mxfp8  e4m3 (default) or e5m2  ue8m0 scale  block 32
+ *   mxfp6  e3m2 (default) or e2m3  ue8m0        32
+ *   mxfp4  e2m1                    ue8m0        32
+ *   nvfp4  e2m1                    ue4m3        16  times a global f32 scale
+ * value = element * scale (* global_scale for nvfp4).  Quantize: MX scale
+ * 2^(floor(log2(amax)) - emax_elem) (emax: e4m3 8, e5m2 15, e3m2 4, e2m3 2,
+ * e2m1 2), clamped to 2^-127..2^127; NVFP4 scale amax / 6 / global_scale
+ * rounded (RNE, saturating) to ue4m3.  Elements are x / scale rounded to
+ * nearest even and clamped to the element's largest finite value (e5m2
+ * too: the MX spec saturates rather than overflow to Inf).
+ * Special blocks: all zeros (or NVFP4 scale rounding to 0) get scale code
+ * 0 and zero elements; a block holding NaN or +-Inf gets the scale's NaN
+ * code (ue8m0 0xFF, ue4m3 0x7F) and zero elements, so the whole block
+ * dequantizes to NaN -- no scale can carry an Inf.
+ * Packed output: FP8 one byte per element; FP6 one byte per element in
+ * bits 0..5 (the byte container of kind::mxf8f6f4, high bits 0); FP4 two
+ * per byte, element 2i in the low nibble; a partial last block is allowed
+ * (its scale comes from the elements present).  Scales: one byte per
+ * block, in block order.
+ * NVFP4's global scale: real NVFP4 tensors carry a per-tensor f32 factor
+ * (conventionally amax(tensor) / (448 * 6), so that block scales use the
+ * whole ue4m3 range); quantize divides by it, dequantize multiplies by it.
+ * 1.0 means none; MX formats require 1.0. */
+typedef enum mmagen_qformat {
+	MMAGEN_QF_NONE = 0,
+	MMAGEN_QF_MXFP8,
+	MMAGEN_QF_MXFP6,
+	MMAGEN_QF_MXFP4,
+	MMAGEN_QF_NVFP4,
+	MMAGEN_QF_END
+} mmagen_qformat;
+
+typedef struct mmagen_quant_spec {
+	unsigned format;         /* mmagen_qformat */
+	uint8_t elem;            /* element type */
+	uint8_t stype;           /* MMAGEN_UE8M0 or MMAGEN_UE4M3 */
+	unsigned block;          /* elements per scale */
+	unsigned elem_bits;      /* bits per element in the packed stream: 8, 4 */
+	int emax;                /* exponent of the element's largest power of 2 */
+	double global_scale;     /* NVFP4 per-tensor factor; 1.0 = none */
+} mmagen_quant_spec;
+
+/* "mxfp8", "mxfp6", "mxfp4", "nvfp4" (case-insensitive). */
+mmagen_status mmagen_qformat_parse(const char *s, unsigned *out);
+const char *mmagen_qformat_name(unsigned format);
+/* The spec of a format; elem MMAGEN_TYPE_NONE picks the default, another
+ * element type must belong to the format.  global_scale starts at 1.0. */
+mmagen_status mmagen_quant_spec_init(mmagen_quant_spec *s, unsigned format,
+				     mmagen_type elem);
+/* Buffer sizes for `count` values. */
+void mmagen_quant_sizes(const mmagen_quant_spec *s, size_t count,
+			size_t *elem_bytes, size_t *scale_bytes);
+/* NVFP4's conventional global scale for a tensor: amax / (448 * 6) as an
+ * f32; 1.0 when the tensor has no finite nonzero value. */
+double mmagen_nvfp4_global_scale(const float *x, size_t count);
+/* Scale pattern the quantizer picks for one block of n values. */
+uint8_t mmagen_quant_block_scale(const mmagen_quant_spec *s, const float *x,
+				 size_t n);
+mmagen_status mmagen_quantize(const mmagen_quant_spec *s, const float *in,
+			      size_t count, uint8_t *elems, uint8_t *scales);
+mmagen_status mmagen_dequantize(const mmagen_quant_spec *s, const uint8_t *elems,
+				const uint8_t *scales, size_t count, float *out);
+
+/* Where block-scaled mma.sync (sm_120a) reads its scale factors, from the
+ * PTX ISA "Block Scaling for mma.sync": per instruction, scale_A is M x S
+ * and scale_B is S x N, S = mmagen_scale_vec(f) (1, 2 or 4 blocks along
+ * K).  With selectors {byte_id, thread_id}, SF_A[m][s] is byte byte_id + s
+ * of scale-a-data in lane 4*(m%8) + 2*thread_id + m/8 (the thread pair
+ * lane%4 in {2*thread_id, 2*thread_id+1} of each quad: rows m%8 = quad,
+ * the pair's second lane rows 8..15); SF_B[s][n] is byte byte_id + s in
+ * lane 4*n + thread_id.  For A, (row, col) = (m, s); for B (s, n).
+ * Selectors the ISA does not allow for the form are rejected. */
+unsigned mmagen_scale_vec(const mmagen_form *f);
+mmagen_status mmagen_scale_pos(const mmagen_form *f, int operand,
+			       unsigned byte_id, unsigned thread_id, unsigned row,
+			       unsigned col, unsigned *lane, unsigned *byte);
+
 /* ---- emission ---- */
 typedef enum mmagen_format {
 	MMAGEN_FMT_PTX,      /* a standalone module with one entry */
@@ -284,6 +365,33 @@ mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 
 /* docs/signatures.md: the table as Markdown, one line per row. */
 mmagen_status mmagen_doc_signatures(char **out, size_t *len);
+
+/* ---- wgmma shared-memory layouts (gen/smem.c) ----
+ * Canonical K-major layouts of an operand tile of `rows` rows (M for A, N
+ * for B) and `kbytes` bytes of K per row, for each swizzle mode (0 = none,
+ * 32, 64, 128 bytes), and the sm_90 matrix descriptor that wgmma reads. */
+typedef struct mmagen_smem_layout {
+	unsigned swizzle;        /* 0, 32, 64, 128 */
+	unsigned rows, kbytes;
+	unsigned lbo, sbo;       /* leading / stride byte offsets */
+	unsigned bytes;          /* shared memory the tile occupies */
+	unsigned align;          /* alignment its base needs */
+} mmagen_smem_layout;
+
+mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
+					unsigned swizzle, mmagen_smem_layout *out);
+/* Byte offset of byte `kbyte` of row `row`. */
+unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row,
+			    unsigned kbyte);
+/* The inverse: which (row, kbyte) a byte offset holds; kbyte >= l->kbytes
+ * marks padding. */
+void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
+			unsigned *row, unsigned *kbyte);
+/* sm_90 wgmma matrix descriptor: start address (bits 0-13, >>4), LBO
+ * (16-29, >>4), SBO (32-45, >>4), base offset (49-51), swizzle (62-63:
+ * 0 none, 1 128B, 2 64B, 3 32B). */
+uint64_t mmagen_wgmma_desc(uint32_t smem_addr, unsigned lbo, unsigned sbo,
+			   unsigned base_offset, unsigned swizzle);
 
 /* ---- tile kernels (gen/kernel_tile.c) ----
  * One warp (mma) runs one instruction on a tile read from global memory:

@@ -1,0 +1,79 @@
+/* smem.c - canonical K-major shared-memory layouts for wgmma and the sm_90
+ * matrix descriptor.
+ *
+ * No swizzle ("interleave"): 8x16-byte core matrices, each 128 contiguous
+ * bytes; the next core matrix along K is LBO bytes away, the next 8-row
+ * group SBO bytes.  Swizzle W (32/64/128 bytes): rows of W bytes, 8-row
+ * atoms of 8*W bytes (SBO), and inside an atom the 16-byte chunk index is
+ * XORed with address bits 7.. (CuTe's Swizzle<log2(W/16), 4, 3>). */
+#include "internal.h"
+
+static unsigned swz(unsigned x, unsigned w)
+{
+	unsigned mask = w / 16 - 1;
+	return x ^ (((x >> 7) & mask) << 4);
+}
+
+mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
+					unsigned swizzle, mmagen_smem_layout *out)
+{
+	if (!out || !rows || !kbytes || rows % 8 || kbytes % 16)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"a K-major tile needs rows in multiples of 8 and K in multiples of 16 bytes (got %u x %u)",
+			rows, kbytes);
+	out->swizzle = swizzle;
+	out->rows = rows;
+	out->kbytes = kbytes;
+	if (swizzle == 0) {
+		out->lbo = 128;
+		out->sbo = kbytes / 16 * 128;
+		out->bytes = rows / 8 * out->sbo;
+		out->align = 128;
+		return MMAGEN_OK;
+	}
+	if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"swizzle %u bytes does not exist; use 0 (none), 32, 64 or 128", swizzle);
+	if (kbytes > swizzle)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"K of %u bytes does not fit one %u-byte swizzle row; use swizzle %u or 0",
+			kbytes, swizzle, kbytes <= 64 ? 64 : 128);
+	out->lbo = 16;            /* unused by swizzled K-major layouts */
+	out->sbo = 8 * swizzle;
+	out->bytes = rows / 8 * out->sbo;
+	out->align = 1024;
+	return MMAGEN_OK;
+}
+
+unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row, unsigned kbyte)
+{
+	unsigned g = row / 8, r = row % 8;
+	if (!l->swizzle)
+		return g * l->sbo + kbyte / 16 * l->lbo + r * 16 + kbyte % 16;
+	return g * l->sbo + swz(r * l->swizzle + kbyte, l->swizzle);
+}
+
+void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
+			unsigned *row, unsigned *kbyte)
+{
+	unsigned g = offset / l->sbo, x = offset % l->sbo;
+	if (!l->swizzle) {
+		*row = g * 8 + x % 128 / 16;
+		*kbyte = x / 128 * 16 + x % 16;
+		return;
+	}
+	x = swz(x, l->swizzle);   /* an XOR: its own inverse */
+	*row = g * 8 + x / l->swizzle;
+	*kbyte = x % l->swizzle;
+}
+
+uint64_t mmagen_wgmma_desc(uint32_t smem_addr, unsigned lbo, unsigned sbo,
+			   unsigned base_offset, unsigned swizzle)
+{
+	uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
+	return (uint64_t)((smem_addr & 0x3FFFF) >> 4) |
+	       (uint64_t)((lbo >> 4) & 0x3FFF) << 16 |
+	       (uint64_t)((sbo >> 4) & 0x3FFF) << 32 |
+	       (uint64_t)(base_offset & 7) << 49 |
+	       mode << 62;
+}
