@@ -143,14 +143,14 @@ static int parse_shape(const char *v, mmagen_request *r)
 static int parse_family(const char *v, mmagen_request *r)
 {
 	static const struct { const char *name; unsigned fam, sparse; } fams[] = {
-		{ "mma", MMAGEN_FAM_MMA, MMAGEN_ANY },
+		{ "mma", MMAGEN_FAM_MMA, MMAGEN_SPARSE_NONE },
 		{ "mma.sync", MMAGEN_FAM_MMA, MMAGEN_SPARSE_NONE },
 		{ "mma.sp", MMAGEN_FAM_MMA, MMAGEN_SPARSE_SP },
 		{ "mma.sp::ordered_metadata", MMAGEN_FAM_MMA, MMAGEN_SPARSE_ORDERED },
-		{ "wgmma", MMAGEN_FAM_WGMMA, MMAGEN_ANY },
+		{ "wgmma", MMAGEN_FAM_WGMMA, MMAGEN_SPARSE_NONE },
 		{ "wgmma.sp", MMAGEN_FAM_WGMMA, MMAGEN_SPARSE_SP },
-		{ "tcgen05", MMAGEN_FAM_TCGEN05, MMAGEN_ANY },
-		{ "tcgen05.mma", MMAGEN_FAM_TCGEN05, MMAGEN_ANY },
+		{ "tcgen05", MMAGEN_FAM_TCGEN05, MMAGEN_SPARSE_NONE },
+		{ "tcgen05.mma", MMAGEN_FAM_TCGEN05, MMAGEN_SPARSE_NONE },
 		{ "tcgen05.sp", MMAGEN_FAM_TCGEN05, MMAGEN_SPARSE_SP },
 		{ "ldmatrix", MMAGEN_FAM_LDMATRIX, MMAGEN_ANY },
 		{ "stmatrix", MMAGEN_FAM_STMATRIX, MMAGEN_ANY },

@@ -280,11 +280,21 @@ static mmagen_status explain(const mmagen_request *r)
 	return fail(MMAGEN_ILLEGAL_FORM, r, "no form matches this combination of fields");
 }
 
+/* How many optional qualifiers a form adds (.satfinite, a popc op on a
+ * non-b1 type, kind::, f64 rounding): when fields leave several forms, the
+ * one plainest form is what the user meant ("s4 m16n8k64" is the plain
+ * integer MMA, not the ptxas-only .xor.popc variant). */
+static int extras(const mmagen_form *f)
+{
+	return f->satfinite + (f->bitop && f->a != MMAGEN_B1) + (f->kind != 0 &&
+		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0);
+}
+
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out)
 {
-	const mmagen_form *first = NULL;
+	const mmagen_form *best = NULL, *first = NULL;
 	char op1[256], op2[256];
-	int n = 0;
+	int n = 0, best_extras = 1 << 20, ties = 0;
 
 	if (!r || !out)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -296,31 +306,43 @@ mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out)
 		const mmagen_form *f = mmagen_form_at(i);
 		if (!mmagen_form_on_target(f, r->target) || !matches(r, f))
 			continue;
-		if (!first) {
+		if (!first)
 			first = f;
-			n = 1;
-			continue;
-		}
 		/* Forms that print the same opcode (A source, tcgen05's idesc
-		 * types) are the same request: keep the first. */
-		if (!strcmp(mmagen_form_opcode(first, op1, sizeof op1),
-			    mmagen_form_opcode(f, op2, sizeof op2)))
+		 * types) are the same request: keep the first of them. */
+		if (best && !strcmp(mmagen_form_opcode(best, op1, sizeof op1),
+				    mmagen_form_opcode(f, op2, sizeof op2)))
 			continue;
-		if (n++ == 1) {
-			char list[1024];
-			snprintf(list, sizeof list, "%s, %s", op1, op2);
-			for (size_t j = i + 1; j < mmagen_form_count(); j++) {
-				const mmagen_form *g = mmagen_form_at(j);
-				if (mmagen_form_on_target(g, r->target) && matches(r, g))
-					n++;
-			}
-			return mmagen_set_error(MMAGEN_AMBIGUOUS,
-				"request matches %d forms on %s (e.g. %s); give more fields (--c/--d, --layout, ...) or --opcode",
-				n, mmagen_target_name(r->target), list);
+		n++;
+		int e = extras(f);
+		if (e < best_extras) {
+			best = f;
+			best_extras = e;
+			ties = 0;
+		} else if (e == best_extras) {
+			ties++;
 		}
 	}
 	if (!first)
 		return explain(r);
-	*out = first;
+	if (ties) {
+		char list[1024] = "";
+		int shown = 0;
+		for (size_t i = 0; i < mmagen_form_count() && shown < 3; i++) {
+			const mmagen_form *f = mmagen_form_at(i);
+			if (!mmagen_form_on_target(f, r->target) || !matches(r, f) ||
+			    extras(f) != best_extras)
+				continue;
+			mmagen_form_opcode(f, op1, sizeof op1);
+			if (strstr(list, op1))
+				continue;
+			size_t l = strlen(list);
+			snprintf(list + l, sizeof list - l, "%s%s", shown++ ? ", " : "", op1);
+		}
+		return mmagen_set_error(MMAGEN_AMBIGUOUS,
+			"request matches %d forms on %s (e.g. %s); give more fields (--c/--d, --layout, ...) or --opcode",
+			n, mmagen_target_name(r->target), list);
+	}
+	*out = best;
 	return MMAGEN_OK;
 }
