@@ -12,7 +12,7 @@
 "usage: mmagen list [--arch A] [--family F] [--type T] [--json | --opcodes | --targets]\n" \
 "       mmagen emit instr SELECTOR [--format ptx|cuda|text] [-o FILE]\n" \
 "       mmagen emit tile SELECTOR [--format ptx|json] [-o FILE]\n" \
-"       mmagen run tile (SELECTOR | --all [--arch A]) [--seed N] [--device D]\n" \
+"       mmagen run tile (SELECTOR | --all [fields] [--sample-n]) [--arch A] [--seed N] [--device D]\n" \
 "                [--inputs random|max|subnormal|special|overflow]\n" \
 "       mmagen bench load SELECTOR [--device D]\n" \
 "tile options: --swizzle none|32|64|128 --major-a k|mn --major-b k|mn\n" \
@@ -49,7 +49,7 @@ struct opts {
 	const char *arch, *family, *type, *out, *format;
 	int json, opcodes, targets;
 	int have_family_sparse;
-	int all;
+	int all, sample_n;
 	struct run_opts run;
 	mmagen_tile_opts tile;
 };
@@ -193,6 +193,7 @@ static int parse_opts(int argc, char **argv, int i, struct opts *o)
 	return die("option %s needs a value%s", a, ""); } while (0)
 		if (!strcmp(a, "--json")) { o->json = 1; takes = 0; }
 		else if (!strcmp(a, "--all")) { o->all = 1; takes = 0; }
+		else if (!strcmp(a, "--sample-n")) { o->sample_n = 1; takes = 0; }
 		else if (!strcmp(a, "--neg-a")) { o->tile.neg_a = 1; takes = 0; }
 		else if (!strcmp(a, "--neg-b")) { o->tile.neg_b = 1; takes = 0; }
 		else if (!strcmp(a, "--swizzle")) {
@@ -478,7 +479,7 @@ static int run_cmd(struct opts *o, int bench)
 		o->arch = mmagen_target_name(o->req.target);
 	}
 	if (!bench && o->all)
-		return run_tile_all(o->req.target, &o->run);
+		return run_tile_all(o->req.target, &o->req, o->sample_n, &o->run);
 	if ((rc = select_form(o, &f)))
 		return rc;
 	return bench ? bench_load(f, o->req.target, &o->run) : run_tile(f, o->req.target, &o->run);
@@ -512,6 +513,258 @@ static int emit_instr(struct opts *o)
 	fwrite(text, 1, len, stdout);
 	mmagen_free(text);
 	return fflush(stdout) ? 1 : 0;
+}
+
+/* ---- quantize / dequantize: raw little-endian f32 <-> packed MX/NVFP4 ----
+ * mmagen quantize --format F [--elem T] --in F32 --out ELEMS --scales S
+ *                 [--count N] [--global-scale X|auto]
+ * mmagen dequantize --format F [--elem T] --in ELEMS --scales S --out F32
+ *                 [--count N] [--global-scale X]
+ * The byte formats are those of mmagen_quantize (mmagen.h).  Output goes
+ * through mmagen_write_file; quantize's two files appear together or not
+ * at all.  quantize --global-scale auto (nvfp4) prints the scale it chose,
+ * which dequantize then needs. */
+
+struct quant_args {
+	const char *format, *elem, *in, *out, *scales, *count, *global;
+};
+
+static int quant_args(int argc, char **argv, struct quant_args *q)
+{
+	static const struct { const char *name; size_t off; } opts[] = {
+		{ "--format", offsetof(struct quant_args, format) },
+		{ "--elem", offsetof(struct quant_args, elem) },
+		{ "--in", offsetof(struct quant_args, in) },
+		{ "--out", offsetof(struct quant_args, out) },
+		{ "--scales", offsetof(struct quant_args, scales) },
+		{ "--count", offsetof(struct quant_args, count) },
+		{ "--global-scale", offsetof(struct quant_args, global) },
+	};
+	memset(q, 0, sizeof *q);
+	for (int i = 2; i < argc; i += 2) {
+		size_t k = 0;
+		while (k < sizeof opts / sizeof opts[0] && strcmp(argv[i], opts[k].name))
+			k++;
+		if (k == sizeof opts / sizeof opts[0])
+			return die("unknown option '%s' for %s; see `mmagen --help`", argv[i], argv[1]);
+		if (i + 1 >= argc)
+			return die("option %s needs a value%s", argv[i], "");
+		*(const char **)((char *)q + opts[k].off) = argv[i + 1];
+	}
+	if (!q->format || !q->in || !q->out || !q->scales)
+		return die("%s needs --format, --in, --out and --scales%s", argv[1], "");
+	return 0;
+}
+
+/* The whole file in *data (freed by the caller). */
+static int read_all(const char *path, unsigned char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap);
+
+	if (!f || !buf) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return die("cannot read %s%s", path, "");
+	}
+	for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+		n += got;
+		if (n == cap) {
+			unsigned char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return die("%s: out of memory%s", path, "");
+			}
+			buf = nb;
+		}
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		return die("cannot read %s%s", path, "");
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* The file holds exactly `want` bytes. */
+static int expect_size(const char *path, size_t len, size_t want, const char *what)
+{
+	char msg[160];
+	if (len == want)
+		return 0;
+	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
+	return die("%s %s", path, msg);
+}
+
+static int quant_spec_of(const struct quant_args *q, mmagen_quant_spec *s)
+{
+	unsigned fmt;
+	mmagen_type elem = MMAGEN_TYPE_NONE;
+
+	if (mmagen_qformat_parse(q->format, &fmt) ||
+	    (q->elem && mmagen_type_parse(q->elem, &elem)) ||
+	    mmagen_quant_spec_init(s, fmt, elem))
+		return lib_fail();
+	if (q->global && strcmp(q->global, "auto")) {
+		char *end;
+		double g = strtod(q->global, &end);
+		if (*end || end == q->global || !(g > 0.0 && g <= 3.4028234663852886e38))
+			return die("bad --global-scale '%s'; give a positive finite number%s",
+				   q->global, "");
+		s->global_scale = g;
+	}
+	if (q->global && fmt != MMAGEN_QF_NVFP4)
+		return die("%s has no global scale; --global-scale is for nvfp4%s",
+			   mmagen_qformat_name(fmt), "");
+	return 0;
+}
+
+static int parse_count(const char *v, size_t *count)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*end || !*v || *v == '-' || n == 0 || n > ((size_t)1 << 40))
+		return die("bad --count '%s'; give a positive number of values%s", v, "");
+	*count = (size_t)n;
+	return 0;
+}
+
+static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
+{
+	unsigned char *raw, *eb = NULL, *sb = NULL;
+	float *x = NULL;
+	size_t len, count, ne, ns;
+	int rc;
+
+	if ((rc = read_all(q->in, &raw, &len)))
+		return rc;
+	if (q->count) {
+		if (!(rc = parse_count(q->count, &count)))
+			rc = expect_size(q->in, len, count * 4, "the f32 values");
+	} else if (len % 4 || !len) {
+		rc = die("%s holds %s bytes: not a non-empty f32 array", q->in,
+			 len ? "a partial f32 in its" : "no");
+	} else {
+		count = len / 4;
+	}
+	if (rc) {
+		free(raw);
+		return rc;
+	}
+	mmagen_quant_sizes(s, count, &ne, &ns);
+	x = malloc(count * sizeof *x);
+	eb = calloc(ne, 1);
+	sb = calloc(ns, 1);
+	if (!x || !eb || !sb) {
+		rc = die("out of memory%s%s", "", "");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		uint32_t w = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+			     (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+		memcpy(&x[i], &w, 4);
+	}
+	if (q->global && !strcmp(q->global, "auto"))
+		s->global_scale = mmagen_nvfp4_global_scale(x, count);
+	if (mmagen_quantize(s, x, count, eb, sb)) {
+		rc = lib_fail();
+		goto out;
+	}
+	/* elements to a side file first, so that a failed scales write
+	 * leaves neither output behind */
+	char side[4096];
+	snprintf(side, sizeof side, "%s.quant-part", q->out);
+	if (mmagen_write_file(side, (const char *)eb, ne)) {
+		rc = lib_fail();
+	} else if (mmagen_write_file(q->scales, (const char *)sb, ns)) {
+		remove(side);
+		rc = lib_fail();
+	} else if (rename(side, q->out)) {
+		remove(side);
+		remove(q->scales);
+		rc = die("cannot write %s%s", q->out, "");
+	} else {
+		rc = 0;
+		if (q->global && !strcmp(q->global, "auto"))
+			printf("global_scale %.9g\n", s->global_scale);
+	}
+out:
+	free(raw);
+	free(x);
+	free(eb);
+	free(sb);
+	return rc;
+}
+
+static int dequantize_files(const struct quant_args *q, const mmagen_quant_spec *s)
+{
+	unsigned char *eb, *sb = NULL, *raw = NULL;
+	float *y = NULL;
+	size_t elen, slen, count, ne, ns;
+	int rc;
+
+	if ((rc = read_all(q->in, &eb, &elen)))
+		return rc;
+	if ((rc = read_all(q->scales, &sb, &slen)))
+		goto out;
+	if (q->count) {
+		if ((rc = parse_count(q->count, &count)))
+			goto out;
+	} else {
+		count = elen * 8 / s->elem_bits;
+	}
+	mmagen_quant_sizes(s, count, &ne, &ns);
+	if (!count) {
+		rc = die("%s is empty%s", q->in, "");
+		goto out;
+	}
+	if ((rc = expect_size(q->in, elen, ne, "the elements")) ||
+	    (rc = expect_size(q->scales, slen, ns, "the scales")))
+		goto out;
+	y = malloc(count * sizeof *y);
+	raw = malloc(count * 4);
+	if (!y || !raw) {
+		rc = die("out of memory%s%s", "", "");
+		goto out;
+	}
+	if (mmagen_dequantize(s, eb, sb, count, y)) {
+		rc = lib_fail();
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		uint32_t w;
+		memcpy(&w, &y[i], 4);
+		for (int b = 0; b < 4; b++)
+			raw[4 * i + b] = (unsigned char)(w >> 8 * b);
+	}
+	rc = mmagen_write_file(q->out, (const char *)raw, count * 4) ? lib_fail() : 0;
+out:
+	free(eb);
+	free(sb);
+	free(raw);
+	free(y);
+	return rc;
+}
+
+static int quant_cmd(int argc, char **argv)
+{
+	struct quant_args q;
+	mmagen_quant_spec s;
+	int rc;
+
+	if ((rc = quant_args(argc, argv, &q)) || (rc = quant_spec_of(&q, &s)))
+		return rc;
+	if (argv[1][0] == 'q')
+		return quantize_files(&q, &s);
+	if (q.global && !strcmp(q.global, "auto"))
+		return die("dequantize needs the global scale's value, not 'auto'%s%s", "", "");
+	return dequantize_files(&q, &s);
 }
 
 int main(int argc, char **argv)
@@ -570,5 +823,7 @@ int main(int argc, char **argv)
 		mmagen_free(text);
 		return rc;
 	}
+	if (!strcmp(argv[1], "quantize") || !strcmp(argv[1], "dequantize"))
+		return quant_cmd(argc, argv);
 	return die("unknown command '%s'; legal: list, emit, run, bench, doc%s", argv[1], "");
 }

@@ -168,6 +168,7 @@ static uint64_t unpack(const uint8_t *mem, size_t i, unsigned w)
 struct tile_data {
 	mmagen_tile_info ti;
 	uint64_t *a, *b, *c, *d, *ac;   /* patterns; ac: compressed A */
+	uint64_t *aref, *bref, *cref;   /* what the reference saw, if not a/b/c */
 	uint8_t *idx;
 	double *dref;
 	uint8_t *mem[5];
@@ -177,6 +178,7 @@ struct tile_data {
 static void tile_free(struct tile_data *td)
 {
 	free(td->a); free(td->b); free(td->c); free(td->d); free(td->ac);
+	free(td->aref); free(td->bref); free(td->cref);
 	free(td->idx); free(td->dref);
 	for (int i = 0; i < 5; i++)
 		free(td->mem[i]);
@@ -235,9 +237,34 @@ static int tile_prepare(const mmagen_form *f, struct tile_data *td,
 			}
 		memcpy(td->mem[4], td->meta, sizeof td->meta);
 	}
-	mmagen_ref_args ra = { .form = f, .m = m, .n = n, .k = k, .a = td->a,
-			       .b = td->b, .c = td->c, .d = td->d, .dref = td->dref };
-	if (mmagen_ref_mma(&ra))
+	/* What the instruction computes with the tile options: negated A or
+	 * B (wgmma imm-scale), no C (scale-d = 0). */
+	uint64_t *ar = td->a, *br = td->b, *cr = td->c, *tmp[3] = { NULL, NULL, NULL };
+	const mmagen_tile_opts *to = o->tile;
+	if (to && (to->neg_a || to->neg_b || !to->scale_d)) {
+		size_t cnt[3] = { (size_t)m * k, (size_t)k * n, (size_t)m * n };
+		const uint64_t *src[3] = { td->a, td->b, td->c };
+		mmagen_type ty[3] = { (mmagen_type)f->a, (mmagen_type)f->b, (mmagen_type)f->c };
+		int want[3] = { to->neg_a, to->neg_b, !to->scale_d };
+		for (int q = 0; q < 3; q++) {
+			if (!want[q])
+				continue;
+			tmp[q] = malloc(cnt[q] * 8);
+			for (size_t i = 0; i < cnt[q]; i++)
+				tmp[q][i] = q == 2 ? mmagen_type_encode(ty[q], 0.0) :
+					mmagen_type_encode(ty[q], -mmagen_type_decode(ty[q], src[q][i]));
+		}
+		ar = tmp[0] ? tmp[0] : ar;
+		br = tmp[1] ? tmp[1] : br;
+		cr = tmp[2] ? tmp[2] : cr;
+	}
+	mmagen_ref_args ra = { .form = f, .m = m, .n = n, .k = k, .a = ar,
+			       .b = br, .c = cr, .d = td->d, .dref = td->dref };
+	mmagen_status rs = mmagen_ref_mma(&ra);
+	td->cref = cr == td->c ? NULL : tmp[2];
+	td->aref = ar == td->a ? NULL : tmp[0];
+	td->bref = br == td->b ? NULL : tmp[1];
+	if (rs)
 		return fail_lib("reference");
 	const uint64_t *src[3] = { f->sparse ? td->ac : td->a, td->b, td->c };
 	const uint8_t types[3] = { f->a, f->b, f->c };
@@ -253,7 +280,8 @@ static int tile_prepare(const mmagen_form *f, struct tile_data *td,
 static double magnitude(const mmagen_form *f, const struct tile_data *td,
 			unsigned i, unsigned j)
 {
-	double s = fabs(mmagen_type_decode((mmagen_type)f->c, td->c[(size_t)i * f->n + j]));
+	const uint64_t *c = td->cref ? td->cref : td->c;
+	double s = fabs(mmagen_type_decode((mmagen_type)f->c, c[(size_t)i * f->n + j]));
 	for (unsigned kk = 0; kk < f->k; kk++)
 		s += fabs(mmagen_type_decode((mmagen_type)f->a, td->a[(size_t)i * f->k + kk]) *
 			  mmagen_type_decode((mmagen_type)f->b, td->b[(size_t)kk * f->n + j]));
@@ -396,11 +424,20 @@ int run_tile(const mmagen_form *f, int t, const struct run_opts *o)
 	return rc;
 }
 
-int run_tile_all(int t, const struct run_opts *o)
+static int sampled_out(const mmagen_form *f)
+{
+	if (f->family != MMAGEN_FAM_WGMMA)
+		return 0;
+	unsigned lo = 8, hi = 256;
+	return f->n != lo && f->n != 128 && f->n != hi;
+}
+
+int run_tile_all(int t, const mmagen_request *filter, int sample_n,
+		 const struct run_opts *o)
 {
 	mmart_ctx *ctx;
 	int passed = 0, failed = 0, skipped = 0;
-	char prev[256] = "", op[256], line[512];
+	char prev[300] = "", key[300], op[256], line[512];
 	int rc = open_ctx(o, &ctx);
 
 	if (rc)
@@ -408,13 +445,20 @@ int run_tile_all(int t, const struct run_opts *o)
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *f = mmagen_form_at(i);
 		mmagen_tile_info ti;
-		if (!mmagen_form_on_target(f, t))
+		if (!mmagen_form_on_target(f, t) || (filter && !mmagen_form_matches(filter, f)))
 			continue;
-		if (!strcmp(mmagen_form_opcode(f, op, sizeof op), prev))
-			continue;   /* same instruction, other A source */
-		snprintf(prev, sizeof prev, "%s", op);
+		if (sample_n && sampled_out(f))
+			continue;
+		/* one run per instruction and A source (tcgen05's idesc types
+		 * share an opcode: the first stands for them) */
+		snprintf(key, sizeof key, "%s|%d", mmagen_form_opcode(f, op, sizeof op), f->asrc);
+		if (!strcmp(key, prev))
+			continue;
+		snprintf(prev, sizeof prev, "%s", key);
+		const char *src = f->asrc == MMAGEN_ASRC_REG ? " [A in registers]" :
+				  f->asrc == MMAGEN_ASRC_SMEM ? " [A in shared memory]" : "";
 		if (mmagen_tile_info_of(f, o->tile, &ti)) {
-			printf("SKIP %s: %s\n", op, mmagen_last_error());
+			printf("SKIP %s%s: %s\n", op, src, mmagen_last_error());
 			skipped++;
 			continue;
 		}
@@ -426,12 +470,13 @@ int run_tile_all(int t, const struct run_opts *o)
 		} else {
 			passed++;
 		}
-		puts(line);
+		printf("%s%s\n", line, src);
 		fflush(stdout);
 	}
 	mmart_close(ctx);
-	printf("\n| target | passed | failed | skipped |\n|---|---|---|---|\n| %s | %d | %d | %d |\n",
-	       mmagen_target_name(t), passed, failed, skipped);
+	printf("\n| target | swizzle | passed | failed | skipped |\n|---|---|---|---|---|\n"
+	       "| %s | %u | %d | %d | %d |\n", mmagen_target_name(t),
+	       o->tile ? o->tile->swizzle : 128, passed, failed, skipped);
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }

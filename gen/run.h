@@ -16,7 +16,10 @@ struct run_opts {
 
 /* Exit codes: 0 pass, 1 mismatch or error, 77 no driver/GPU. */
 int run_tile(const mmagen_form *f, int t, const struct run_opts *o);
-int run_tile_all(int t, const struct run_opts *o);
+/* Every form on t that matches `filter` (NULL: all); sample_n: for wgmma
+ * only the smallest N, 128 and the largest. */
+int run_tile_all(int t, const mmagen_request *filter, int sample_n,
+		 const struct run_opts *o);
 int device_target(const struct run_opts *o, int *t);
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
 

@@ -214,6 +214,11 @@ static int matches(const mmagen_request *r, const mmagen_form *f)
 	return 1;
 }
 
+int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f)
+{
+	return r && f && matches(r, f);
+}
+
 /* Explain why nothing matches: a rule if one holds, else the one field
  * whose value no form on the target has. */
 static mmagen_status explain(const mmagen_request *r)

@@ -188,6 +188,8 @@ typedef struct mmagen_request {
 } mmagen_request;
 
 void mmagen_request_init(mmagen_request *r);
+/* 1 when f has every field r sets (r->target is not looked at). */
+int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f);
 /* Exactly one form must match on r->target; forms that differ only in the
  * A source (registers/shared memory) pick the first unless asrc is set.
  * On failure the message names the rule and the nearest legal forms. */
@@ -284,8 +286,8 @@ int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
  * nearest even and clamped to the element's largest finite value (e5m2
  * too: the MX spec saturates rather than overflow to Inf).
  * Special blocks: all zeros (or NVFP4 scale rounding to 0) get scale code
- * 0 and zero elements; a block holding NaN or +-Inf gets the scale's NaN
- * code (ue8m0 0xFF, ue4m3 0x7F) and zero elements, so the whole block
+ * 0 and zero elements (signs kept); a block holding NaN or +-Inf gets the
+ * scale's NaN code (ue8m0 0xFF, ue4m3 0x7F) and +0 elements, so the block
  * dequantizes to NaN -- no scale can carry an Inf.
  * Packed output: FP8 one byte per element; FP6 one byte per element in
  * bits 0..5 (the byte container of kind::mxf8f6f4, high bits 0); FP4 two
@@ -349,6 +351,48 @@ unsigned mmagen_scale_vec(const mmagen_form *f);
 mmagen_status mmagen_scale_pos(const mmagen_form *f, int operand,
 			       unsigned byte_id, unsigned thread_id, unsigned row,
 			       unsigned col, unsigned *lane, unsigned *byte);
+
+/* ---- tcgen05 (gen/tcgen05.c) ----
+ * The two descriptors of tcgen05.mma, encoded from the PTX ISA 9.1 tables
+ * ("Instruction descriptor" Tables 42-44; "Shared memory descriptor").
+ * ptxas never looks inside them, and no sm_100 GPU checked these words:
+ * the unit tests compare them with the ISA tables, field by field. */
+typedef struct mmagen_tc_idesc {
+	unsigned m, n;           /* the instruction's M and N (cta_group::2:
+				  * the pair's, e.g. 256) */
+	unsigned major_a, major_b; /* 0 K-major, 1 MN-major (transpose bit) */
+	int neg_a, neg_b;
+	unsigned sparse_sel;     /* sparsity selector 0..3 (sparse, not
+				  * block-scaled) */
+	int saturate;            /* kind::i8 only */
+	unsigned sfa_id, sfb_id; /* block-scaled: scale-factor sub-column */
+	unsigned max_shift;      /* .ws B reuse: 0, 8, 16 or 32 */
+	int k96;                 /* mxf4/mxf4nvf4 dense K = 96 (cta_group::2,
+				  * M = 256) */
+} mmagen_tc_idesc;
+
+/* 0 when M x N is legal for tcgen05 form f (its kind, cta_group, .ws,
+ * .sp); otherwise the message names the rule and the nearest legal value. */
+mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n);
+/* The 32-bit instruction descriptor of f with parameters p. */
+mmagen_status mmagen_tc_idesc_encode(const mmagen_form *f, const mmagen_tc_idesc *p,
+				     uint32_t *out);
+
+/* Swizzle field (bits 61-63) of the sm_100 shared-memory descriptor. */
+enum { MMAGEN_TC_SW_NONE = 0, MMAGEN_TC_SW_128B_BASE32B = 1,
+       MMAGEN_TC_SW_128B = 2, MMAGEN_TC_SW_64B = 4, MMAGEN_TC_SW_32B = 6 };
+
+typedef struct mmagen_tc_sdesc {
+	uint32_t start;          /* shared-memory byte address, 16-aligned */
+	uint32_t lbo;            /* leading-dimension byte offset (or, with
+				  * lbo_mode 1, absolute address), 16-aligned */
+	uint32_t sbo;            /* stride-dimension byte offset, 16-aligned */
+	unsigned base_offset;    /* 0..7 */
+	int lbo_mode;            /* 0 relative, 1 absolute */
+	unsigned swizzle;        /* MMAGEN_TC_SW_* */
+} mmagen_tc_sdesc;
+
+mmagen_status mmagen_tc_smem_desc(const mmagen_tc_sdesc *d, uint64_t *out);
 
 /* ---- emission ---- */
 typedef enum mmagen_format {
@@ -417,7 +461,7 @@ typedef struct mmagen_tile_info {
 				  * ldmatrix path for 16-bit A and B) */
 	unsigned m, n, k;
 	unsigned nparams;
-	mmagen_tile_param params[6];
+	mmagen_tile_param params[8];
 } mmagen_tile_info;
 
 /* Choices a tile kernel leaves open; NULL means the defaults. */

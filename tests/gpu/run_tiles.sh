@@ -1,40 +1,52 @@
 #!/bin/sh
-# run_tiles.sh MMAGEN - the GPU suite for tile kernels: every mma.sync and
-# mma.sp form the GPU can run, on fresh random inputs, then edge cases.
+# run_tiles.sh MMAGEN - the GPU suite for tile kernels: every mma.sync,
+# mma.sp and wgmma form the GPU can run, on fresh random inputs; wgmma
+# again for every swizzle mode (smallest N, 128, largest), with negated
+# A/B and with scale-d off; then edge-case inputs.
 # Exit 77 (skip) without a CUDA driver or GPU.
 mm=$1
 seed=${MMAGEN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "seed $seed"
-"$mm" run tile --all --arch sm_90a --seed "$seed"
-rc=$?
-[ $rc -eq 77 ] && exit 77
 pass=0 fail=0
-[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+step() {
+	"$mm" run tile --arch sm_90a --seed "$seed" "$@" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 77 ] && { cat "$log"; exit 77; }
+	grep -v '^PASS' "$log"
+	if [ $rc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: run tile $*"; fi
+}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+step --all
+for sw in none 32 64; do
+	step --all --family wgmma --sample-n --swizzle $sw
+done
+step --all --family wgmma --sample-n --neg-a
+step --all --family wgmma --sample-n --neg-b --swizzle 64
+step --all --family wgmma --sample-n --scale-d no
 
 # edge cases: one representative form per accumulator class
-edge() {
-	inputs=$1; shift
-	if "$mm" run tile --arch sm_90a --seed "$seed" --inputs "$inputs" "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1)); echo "FAIL: --inputs $inputs $*"
-	fi
-}
 for inputs in max subnormal special; do
-	edge $inputs --opcode mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-	edge $inputs --opcode mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16
-	edge $inputs --opcode mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-	edge $inputs --opcode mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-	edge $inputs --opcode mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32
-	edge $inputs --opcode mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64
+	for op in mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \
+		  mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 \
+		  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \
+		  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \
+		  mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 \
+		  mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 \
+		  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 \
+		  wgmma.mma_async.sync.aligned.m64n64k32.f16.e4m3.e4m3; do
+		step --inputs $inputs --opcode $op
+	done
 done
 for op in mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 \
 	  mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 \
 	  mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 \
 	  mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 \
 	  mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 \
-	  mma.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.u4.s32; do
-	edge overflow --opcode $op
+	  mma.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.u4.s32 \
+	  wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 \
+	  wgmma.mma_async.sync.aligned.m64n64k32.satfinite.s32.s8.u8; do
+	step --inputs overflow --opcode $op
 done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

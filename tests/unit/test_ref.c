@@ -968,12 +968,12 @@ static void accept_float(void)
 	      "f32: 64 ulps rejected at mag 1024 (cancellation)");
 	CHECK(!mmagen_ref_accept(&h, 16, 1.0, 1.0, f32_pattern(1.001f)),
 	      "f32: 1e-3 accepted");
-	/* FP8: 2^-15 of mag passes (reduced internal precision), 2^-9
-	 * does not. */
-	CHECK(mmagen_ref_accept(&e, 32, 1.0, 1.0, f32_pattern(1 + 0x1p-15f)),
-	      "fp8: 2^-15 rejected");
-	CHECK(!mmagen_ref_accept(&e, 32, 1.0, 1.0, f32_pattern(1 + 0x1p-9f)),
-	      "fp8: 2^-9 accepted");
+	/* FP8 wgmma: 2^-10 of mag passes (Hopper's reduced internal
+	 * precision, measured up to 2^-10.6), 2^-7 does not. */
+	CHECK(mmagen_ref_accept(&e, 32, 1.0, 1.0, f32_pattern(1 + 0x1p-10f)),
+	      "fp8: 2^-10 rejected");
+	CHECK(!mmagen_ref_accept(&e, 32, 1.0, 1.0, f32_pattern(1 + 0x1p-7f)),
+	      "fp8: 2^-7 accepted");
 	/* f16 D: 1 ulp passes, 64 ulps fail. */
 	CHECK(mmagen_ref_accept(&hh, 16, 1.0, 1.0, 0x3C01),
 	      "f16: 1 ulp rejected");
