@@ -20,18 +20,20 @@
 struct wg {
 	mmagen_smem_layout la, lb;
 	unsigned abits, bbits, cbits, dbits;
-	unsigned kbytes;           /* K bytes per row of A and B: 32 */
+	unsigned acols;            /* A tile columns: K, or K/2 compressed */
 	const mmagen_form *amma;   /* A-in-registers: the mma form whose
 				    * fragment layout each warp uses */
 	mmagen_frag afr;
 };
 
-static const mmagen_form *mma_twin(const mmagen_form *f)
+/* The dense mma m16n8kK form whose A fragment each warp holds when A is
+ * in registers (sparse: the compressed K/2 columns, laid out as dense). */
+static const mmagen_form *mma_twin(const mmagen_form *f, unsigned k)
 {
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *g = mmagen_form_at(i);
 		if (g->family == MMAGEN_FAM_MMA && !g->sparse && g->m == 16 &&
-		    g->n == 8 && g->k == f->k && g->a == f->a && !g->kind)
+		    g->n == 8 && g->k == k && g->a == f->a && !g->kind)
 			return g;
 	}
 	return NULL;
@@ -42,12 +44,13 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 	mmagen_status s;
 
 	memset(w, 0, sizeof *w);
-	if (f->sparse)
+	if ((o->major_a || o->major_b) && f->a != MMAGEN_F16 && f->a != MMAGEN_BF16)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"sparse wgmma tile kernels are not generated yet (the metadata layout is not pinned down); dense wgmma tiles are");
-	if (o->major_a || o->major_b)
+			"MN-major operands (imm-trans) exist only for f16/bf16 wgmma; %s takes K-major A and B",
+			mmagen_type_name((mmagen_type)f->a));
+	if (o->major_a && f->asrc == MMAGEN_ASRC_REG)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"wgmma tiles use K-major shared-memory layouts so far; MN-major (imm-trans) is not generated yet");
+			"imm-trans-a applies to A in shared memory; A in registers has no major-ness");
 	if ((o->neg_a || o->neg_b) && !mmagen_type_is_float((mmagen_type)f->a))
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"only floating wgmma forms negate A or B (imm-scale-a/b); %s has no such operand",
@@ -56,12 +59,17 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 	w->bbits = mmagen_type_bits((mmagen_type)f->b);
 	w->cbits = mmagen_type_bits((mmagen_type)f->c);
 	w->dbits = mmagen_type_bits((mmagen_type)f->d);
-	w->kbytes = f->k * w->abits / 8;
-	if ((s = mmagen_smem_layout_kmajor(64, w->kbytes, o->swizzle, &w->la)) ||
-	    (s = mmagen_smem_layout_kmajor(f->n, w->kbytes, o->swizzle, &w->lb)))
+	w->acols = f->sparse ? f->k / 2u : f->k;
+	s = o->major_a ? mmagen_smem_layout_mnmajor(w->acols, 64 * w->abits / 8, o->swizzle, &w->la) :
+			 mmagen_smem_layout_kmajor(64, w->acols * w->abits / 8, o->swizzle, &w->la);
+	if (s)
+		return s;
+	s = o->major_b ? mmagen_smem_layout_mnmajor(f->k, f->n * w->bbits / 8, o->swizzle, &w->lb) :
+			 mmagen_smem_layout_kmajor(f->n, f->k * w->bbits / 8, o->swizzle, &w->lb);
+	if (s)
 		return s;
 	if (f->asrc == MMAGEN_ASRC_REG) {
-		w->amma = mma_twin(f);
+		w->amma = mma_twin(f, w->acols);
 		if (!w->amma)
 			return mmagen_set_error(MMAGEN_UNSUPPORTED,
 				"no mma m16n8k%u form with A %s to take the register layout from",
@@ -107,17 +115,45 @@ mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
 	ti->n = f->n;
 	ti->k = f->k;
 	ti->static_smem = w.la.bytes + w.lb.bytes;
-	param(ti, "A", 64, f->k, w.abits, f->a, 0);
+	param(ti, "A", 64, w.acols, w.abits, f->a, 0);
 	param(ti, "B", f->k, f->n, w.bbits, f->b, 0);
 	param(ti, "C", 64, f->n, w.cbits, f->c, 0);
 	param(ti, "D", 64, f->n, w.dbits, f->d, 1);
+	if (f->sparse)   /* one metadata register per thread */
+		param(ti, "E", 1, 128, 32, 0, 0);
 	return MMAGEN_OK;
 }
 
 /* %r0 = (row, kbyte) of byte offset %o in layout l: row in %t1, kbyte in
  * %t2 (PTX for mmagen_smem_locate). */
+static void emit_locate_mn(struct buf *b, const mmagen_smem_layout *l)
+{
+	/* %t1 = K row, %t2 = MN byte (mmagen_smem_locate, MN-major) */
+	if (!l->swizzle) {
+		emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
+			 "\tand.b32 %t1, %t3, 127;\n\tshr.u32 %t1, %t1, 4;\n"
+			 "\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
+			 "\tshr.u32 %t2, %t3, 7;\n\tshl.b32 %t2, %t2, 4;\n"
+			 "\tand.b32 %t3, %t3, 15;\n\tadd.u32 %t2, %t2, %t3;\n",
+		      l->lbo, l->lbo);
+		return;
+	}
+	emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
+		 "\tdiv.u32 %v, %t3, $u;\n\trem.u32 %t3, %t3, $u;\n"
+		 "\tshr.u32 %t1, %t3, 7;\n\tand.b32 %t1, %t1, $u;\n\tshl.b32 %t1, %t1, 4;\n"
+		 "\txor.b32 %t3, %t3, %t1;\n"
+		 "\tdiv.u32 %t1, %t3, $u;\n\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
+		 "\trem.u32 %t2, %t3, $u;\n\tmad.lo.u32 %t2, %v, $u, %t2;\n",
+	      l->sbo, l->sbo, l->lbo, l->lbo, l->swizzle / 16 - 1, l->swizzle,
+	      l->swizzle, l->swizzle);
+}
+
 static void emit_locate(struct buf *b, const mmagen_smem_layout *l)
 {
+	if (l->mn_major) {
+		emit_locate_mn(b, l);
+		return;
+	}
 	if (!l->swizzle) {
 		emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
 			 "\tand.b32 %t1, %t3, 127;\n\tshr.u32 %t1, %t1, 4;\n"
@@ -127,12 +163,19 @@ static void emit_locate(struct buf *b, const mmagen_smem_layout *l)
 		      l->sbo, l->sbo);
 		return;
 	}
-	emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
-		 "\tshr.u32 %t1, %t3, 7;\n\tand.b32 %t1, %t1, $u;\n\tshl.b32 %t1, %t1, 4;\n"
+	/* K wider than a swizzle row: atom index along K in %v first */
+	if (l->kbytes > l->swizzle)
+		emitf(b, "\tdiv.u32 %v, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
+			 "\tdiv.u32 %t0, %t3, $u;\n\trem.u32 %t3, %t3, $u;\n",
+		      l->lbo, l->lbo, l->sbo, l->sbo);
+	else
+		emitf(b, "\tmov.u32 %v, 0;\n\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n",
+		      l->sbo, l->sbo);
+	emitf(b, "\tshr.u32 %t1, %t3, 7;\n\tand.b32 %t1, %t1, $u;\n\tshl.b32 %t1, %t1, 4;\n"
 		 "\txor.b32 %t3, %t3, %t1;\n"
 		 "\tdiv.u32 %t1, %t3, $u;\n\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
-		 "\trem.u32 %t2, %t3, $u;\n",
-	      l->sbo, l->sbo, l->swizzle / 16 - 1, l->swizzle, l->swizzle);
+		 "\trem.u32 %t2, %t3, $u;\n\tmad.lo.u32 %t2, %v, $u, %t2;\n",
+	      l->swizzle / 16 - 1, l->swizzle, l->swizzle, l->swizzle);
 }
 
 /* Copy one operand into shared memory `sym`.  For A (row-major MxK) the K
@@ -142,13 +185,24 @@ static void emit_fill(struct buf *b, const char *tag, const mmagen_smem_layout *
 		      const char *sym, const char *g, int is_b, unsigned bits,
 		      unsigned k, unsigned n)
 {
-	emitf(b, "\t// $s: copy into shared memory, K-major, swizzle $u\n"
+	emitf(b, "\t// $s: copy into shared memory, $s-major, swizzle $u\n"
 		 "\tmov.u32 %o, %th;\nL_$s:\n\tsetp.ge.u32 %pl, %o, $u;\n\t@%pl bra.uni L_$s_done;\n",
-	      tag, l->swizzle, tag, l->bytes, tag);
+	      tag, l->mn_major ? "MN" : "K", l->swizzle, tag, l->bytes, tag);
 	emit_locate(b, l);
 	emitf(b, "\tmov.u32 %v, 0;\n\tsetp.ge.u32 %pl, %t2, $u;\n\t@%pl bra.uni L_$s_st;\n",
 	      l->kbytes, tag);
-	if (!is_b) {
+	if (l->mn_major) {
+		/* K row t1, MN byte t2 of a 16-bit operand: A's element
+		 * (t2/2, t1) or B's (t1, t2/2), byte t2%2 */
+		if (!is_b)
+			emitf(b, "\tshr.u32 %t3, %t2, 1;\n\tmad.lo.u32 %t3, %t3, $u, %t1;\n"
+				 "\tshl.b32 %t3, %t3, 1;\n\tand.b32 %t0, %t2, 1;\n\tadd.u32 %t3, %t3, %t0;\n",
+			      k);
+		else
+			emitf(b, "\tmad.lo.u32 %t3, %t1, $u, %t2;\n", n * 2);
+		emitf(b, "\tcvt.u64.u32 %x0, %t3;\n\tadd.u64 %x0, %$s, %x0;\n"
+			 "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %v, %h0;\n", g);
+	} else if (!is_b) {
 		/* A: byte t2 of row t1 of the row-major tile */
 		emitf(b, "\tmad.lo.u32 %t3, %t1, $u, %t2;\n\tcvt.u64.u32 %x0, %t3;\n"
 			 "\tadd.u64 %x0, %$s, %x0;\n\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %v, %h0;\n",
@@ -310,11 +364,16 @@ mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 		op->imm[0] = o->neg_a ? -1 : 1;
 	if ((op = op_named(&in, "negb")))
 		op->imm[0] = o->neg_b ? -1 : 1;
+	if ((op = op_named(&in, "transa")))
+		op->imm[0] = (int32_t)o->major_a;
+	if ((op = op_named(&in, "transb")))
+		op->imm[0] = (int32_t)o->major_b;
 	emitf(b, "//\n// Generated by mmagen: one-tile kernel for\n//   $s\n"
 		 "// A 64x$u, B $ux$u, C/D 64x$u row-major; one warpgroup; A $s,\n"
-		 "// shared memory K-major, swizzle $u.\n//\n",
-	      mmagen_form_opcode(f, opc, sizeof opc), f->k, f->k, f->n, f->n,
-	      f->asrc == MMAGEN_ASRC_REG ? "in registers" : "from shared memory", o->swizzle);
+		 "// shared memory swizzle $u, A $s-major, B $s-major.\n//\n",
+	      mmagen_form_opcode(f, opc, sizeof opc), w.acols, f->k, f->n, f->n,
+	      f->asrc == MMAGEN_ASRC_REG ? "in registers" : "from shared memory", o->swizzle,
+	      o->major_a ? "MN" : "K", o->major_b ? "MN" : "K");
 	emit_header(b, t, mmagen_form_min_ptx(f, t));
 	buf_puts(b, "\n");
 	if (w.amma && (s = emit_atable(b, &w)))
@@ -333,12 +392,16 @@ mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 		    "\tcvta.to.global.u64 %ga, %ga;\n\tcvta.to.global.u64 %gb, %gb;\n"
 		    "\tcvta.to.global.u64 %gc, %gc;\n\tcvta.to.global.u64 %gd, %gd;\n"
 		    "\tmov.u32 %th, %tid.x;\n\tshr.u32 %warp, %th, 5;\n\tand.b32 %lane, %th, 31;\n");
-	emit_fill(b, "fa", &w.la, "mmagen_sa", "ga", 0, w.abits, f->k, f->n);
+	emit_fill(b, "fa", &w.la, "mmagen_sa", "ga", 0, w.abits, w.acols, f->n);
 	emit_fill(b, "fb", &w.lb, "mmagen_sb", "gb", 1, w.bbits, f->k, f->n);
 	/* generic-proxy stores -> visible to wgmma's async proxy */
 	buf_puts(b, "\tbar.sync 0;\n\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n");
 	if (w.amma)
-		emit_areg(b, &w, f->k);
+		emit_areg(b, &w, w.acols);
+	if (f->sparse)
+		buf_puts(b, "\t// E: this thread's metadata register\n\tld.param.u64 %x1, [pe];\n"
+			    "\tcvta.to.global.u64 %x1, %x1;\n\tmul.wide.u32 %x0, %th, 4;\n"
+			    "\tadd.u64 %x0, %x1, %x0;\n\tld.global.b32 %re, [%x0];\n");
 	emit_acc(b, op_named(&in, "d"), f->n, w.cbits, 0);
 	/* descriptors */
 	const struct { const char *reg, *sym; const mmagen_smem_layout *l; } ds[] = {

@@ -257,6 +257,27 @@ mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 {
 	unsigned group, keep, unit;
 
+	/* wgmma.sp: each warp of the warpgroup holds the metadata of its 16
+	 * rows as mma.sp m16n8kK does (the "lane" is then the thread 0..127);
+	 * checked on the H200 by the sparse wgmma tiles. */
+	if (f && f->family == MMAGEN_FAM_WGMMA && f->sparse) {
+		for (size_t i = 0; i < mmagen_form_count(); i++) {
+			const mmagen_form *g = mmagen_form_at(i);
+			if (g->family != MMAGEN_FAM_MMA || !g->sparse || g->kind ||
+			    g->m != 16 || g->n != 8 || g->k != f->k || g->a != f->a)
+				continue;
+			if (row >= 64)
+				break;
+			mmagen_status s = mmagen_meta_pos(g, sel, row % 16, ccol, lane,
+							  bit, bits);
+			if (!s && lane)
+				*lane += 32 * (row / 16);
+			return s;
+		}
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"sparse metadata: no mma.sp m16n8k%u form with A %s to take the layout from",
+			f->k, mmagen_type_name((mmagen_type)f->a));
+	}
 	if (!f || f->family != MMAGEN_FAM_MMA || !f->sparse ||
 	    mmagen_sparse_granule(f, &group, &keep, &unit) != 0)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,

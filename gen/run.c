@@ -171,8 +171,8 @@ struct tile_data {
 	uint64_t *aref, *bref, *cref;   /* what the reference saw, if not a/b/c */
 	uint8_t *idx;
 	double *dref;
-	uint8_t *mem[5];
-	uint32_t meta[32];
+	uint8_t *mem[8];
+	uint32_t meta[128];   /* one per lane (mma) or thread (wgmma) */
 };
 
 static void tile_free(struct tile_data *td)
@@ -180,7 +180,7 @@ static void tile_free(struct tile_data *td)
 	free(td->a); free(td->b); free(td->c); free(td->d); free(td->ac);
 	free(td->aref); free(td->bref); free(td->cref);
 	free(td->idx); free(td->dref);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 8; i++)
 		free(td->mem[i]);
 }
 
@@ -235,7 +235,7 @@ static int tile_prepare(const mmagen_form *f, struct tile_data *td,
 					v = v ? 0xE : 0x4;
 				td->meta[lane] |= v << bit;
 			}
-		memcpy(td->mem[4], td->meta, sizeof td->meta);
+		memcpy(td->mem[4], td->meta, td->ti.params[4].bytes);
 	}
 	/* What the instruction computes with the tile options: negated A or
 	 * B (wgmma imm-scale), no C (scale-d = 0). */
@@ -298,7 +298,7 @@ static int rt_fail(const char *what)
 static int tile_launch(mmart_ctx *ctx, const char *ptx, struct tile_data *td,
 		       uint8_t *dmem)
 {
-	uint64_t dp[5] = { 0 };
+	uint64_t dp[8] = { 0 };
 	mmart_module *mod;
 	void *fn;
 	int rc = 1;
@@ -319,7 +319,7 @@ static int tile_launch(mmart_ctx *ctx, const char *ptx, struct tile_data *td,
 			goto out;
 		}
 	}
-	void *params[5] = { &dp[0], &dp[1], &dp[2], &dp[3], &dp[4] };
+	void *params[8] = { &dp[0], &dp[1], &dp[2], &dp[3], &dp[4], &dp[5], &dp[6], &dp[7] };
 	if (mmart_launch(ctx, fn, td->ti.grid, td->ti.block, td->ti.smem, params) ||
 	    mmart_sync(ctx) ||
 	    mmart_copy_to_host(ctx, dmem, dp[3], td->ti.params[3].bytes))

@@ -22,6 +22,7 @@ mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
 			"a K-major tile needs rows in multiples of 8 and K in multiples of 16 bytes (got %u x %u)",
 			rows, kbytes);
 	out->swizzle = swizzle;
+	out->mn_major = 0;
 	out->rows = rows;
 	out->kbytes = kbytes;
 	if (swizzle == 0) {
@@ -34,37 +35,110 @@ mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
 	if (swizzle != 32 && swizzle != 64 && swizzle != 128)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"swizzle %u bytes does not exist; use 0 (none), 32, 64 or 128", swizzle);
-	if (kbytes > swizzle)
+	if (kbytes % swizzle && kbytes > swizzle)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"K of %u bytes does not fit one %u-byte swizzle row; use swizzle %u or 0",
-			kbytes, swizzle, kbytes <= 64 ? 64 : 128);
-	out->lbo = 16;            /* unused by swizzled K-major layouts */
+			"K of %u bytes is not a whole number of %u-byte swizzle rows", kbytes,
+			swizzle);
+	/* K wider than one swizzle row (sparse B): further atoms along K
+	 * follow all the 8-row groups, LBO apart. */
 	out->sbo = 8 * swizzle;
-	out->bytes = rows / 8 * out->sbo;
+	out->lbo = kbytes > swizzle ? rows / 8 * out->sbo : 16;
+	out->bytes = rows / 8 * out->sbo * (kbytes > swizzle ? kbytes / swizzle : 1);
 	out->align = 1024;
 	return MMAGEN_OK;
 }
 
+mmagen_status mmagen_smem_layout_mnmajor(unsigned krows, unsigned mnbytes,
+					 unsigned swizzle, mmagen_smem_layout *out)
+{
+	if (!out || !krows || !mnbytes || krows % 8 || mnbytes % 16)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"an MN-major tile needs K in multiples of 8 rows and MN in multiples of 16 bytes (got %u x %u)",
+			krows, mnbytes);
+	if (swizzle && swizzle != 32 && swizzle != 64 && swizzle != 128)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"swizzle %u bytes does not exist; use 0 (none), 32, 64 or 128", swizzle);
+	unsigned w = swizzle ? swizzle : 16;
+	if (mnbytes % w)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"MN of %u bytes is not a whole number of %u-byte swizzle rows; use a narrower swizzle",
+			mnbytes, w);
+	out->swizzle = swizzle;
+	out->mn_major = 1;
+	out->rows = krows;
+	out->kbytes = mnbytes;
+	/* atoms (core matrices without swizzle) side by side along MN, then
+	 * the next 8 K rows */
+	if (swizzle) {
+		out->lbo = 8 * w;
+		out->sbo = mnbytes / w * 8 * w;
+	} else {
+		out->sbo = 128;
+		out->lbo = mnbytes / 16 * 128;
+	}
+	out->bytes = krows / 8 * mnbytes * 8;
+	out->align = swizzle ? 1024 : 128;
+	return MMAGEN_OK;
+}
+
+static unsigned mn_offset(const mmagen_smem_layout *l, unsigned k, unsigned mnb)
+{
+	if (!l->swizzle)
+		return mnb / 16 * l->sbo + k / 8 * l->lbo + k % 8 * 16 + mnb % 16;
+	unsigned w = l->swizzle;
+	return mnb / w * l->lbo + k / 8 * l->sbo + swz(k % 8 * w + mnb % w, w);
+}
+
 unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row, unsigned kbyte)
 {
+	if (l->mn_major)
+		return mn_offset(l, row, kbyte);
 	unsigned g = row / 8, r = row % 8;
 	if (!l->swizzle)
 		return g * l->sbo + kbyte / 16 * l->lbo + r * 16 + kbyte % 16;
-	return g * l->sbo + swz(r * l->swizzle + kbyte, l->swizzle);
+	return kbyte / l->swizzle * l->lbo + g * l->sbo +
+	       swz(r * l->swizzle + kbyte % l->swizzle, l->swizzle);
+}
+
+static void mn_locate(const mmagen_smem_layout *l, unsigned o, unsigned *k,
+		      unsigned *mnb)
+{
+	if (!l->swizzle) {
+		unsigned kg = o / l->lbo, x = o % l->lbo;
+		*k = kg * 8 + x % 128 / 16;
+		*mnb = x / 128 * 16 + x % 16;
+		return;
+	}
+	unsigned w = l->swizzle, kg = o / l->sbo, x = o % l->sbo;
+	unsigned ma = x / l->lbo;
+	x = swz(x % l->lbo, w);
+	*k = kg * 8 + x / w;
+	*mnb = ma * w + x % w;
 }
 
 void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
 			unsigned *row, unsigned *kbyte)
 {
+	if (l->mn_major) {
+		mn_locate(l, offset, row, kbyte);
+		return;
+	}
 	unsigned g = offset / l->sbo, x = offset % l->sbo;
 	if (!l->swizzle) {
 		*row = g * 8 + x % 128 / 16;
 		*kbyte = x / 128 * 16 + x % 16;
 		return;
 	}
+	unsigned katom = 0;
+	if (l->kbytes > l->swizzle) {
+		katom = offset / l->lbo;
+		offset %= l->lbo;
+		g = offset / l->sbo;
+		x = offset % l->sbo;
+	}
 	x = swz(x, l->swizzle);   /* an XOR: its own inverse */
 	*row = g * 8 + x / l->swizzle;
-	*kbyte = x % l->swizzle;
+	*kbyte = katom * l->swizzle + x % l->swizzle;
 }
 
 uint64_t mmagen_wgmma_desc(uint32_t smem_addr, unsigned lbo, unsigned sbo,

@@ -416,6 +416,9 @@ mmagen_status mmagen_doc_signatures(char **out, size_t *len);
  * 32, 64, 128 bytes), and the sm_90 matrix descriptor that wgmma reads. */
 typedef struct mmagen_smem_layout {
 	unsigned swizzle;        /* 0, 32, 64, 128 */
+	unsigned mn_major;       /* 0: K-major (rows x kbytes); 1: MN-major,
+				  * where `rows` counts K rows and `kbytes`
+				  * the bytes of MN in each */
 	unsigned rows, kbytes;
 	unsigned lbo, sbo;       /* leading / stride byte offsets */
 	unsigned bytes;          /* shared memory the tile occupies */
@@ -424,7 +427,14 @@ typedef struct mmagen_smem_layout {
 
 mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
 					unsigned swizzle, mmagen_smem_layout *out);
-/* Byte offset of byte `kbyte` of row `row`. */
+/* MN-major (the transposed operands of f16/bf16 wgmma, imm-trans = 1): K
+ * rows of `mnbytes` contiguous MN bytes.  No swizzle: 16-byte x 8-row core
+ * matrices, SBO apart along MN, LBO apart along K.  Swizzle W: atoms of
+ * W MN-bytes x 8 K-rows, LBO apart along MN, SBO apart along K. */
+mmagen_status mmagen_smem_layout_mnmajor(unsigned krows, unsigned mnbytes,
+					 unsigned swizzle, mmagen_smem_layout *out);
+/* Byte offset of byte `kbyte` of row `row` (MN-major: byte `kbyte` of
+ * MN in K row `row`). */
 unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row,
 			    unsigned kbyte);
 /* The inverse: which (row, kbyte) a byte offset holds; kbyte >= l->kbytes

@@ -17,13 +17,23 @@ step() {
 }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-step --all
+# every form (wgmma at N = 8, 128, 256), then wgmma dense and sparse for
+# every swizzle mode, MN-major (transposed) f16/bf16 operands, negation
+# and scale-d off
+step --all --sample-n
 for sw in none 32 64; do
 	step --all --family wgmma --sample-n --swizzle $sw
+	step --all --family wgmma.sp --sample-n --swizzle $sw
+done
+for sw in none 32 64 128; do
+	step --all --family wgmma --a f16 --sample-n --swizzle $sw --major-a mn --major-b mn
+	step --all --family wgmma --a bf16 --sample-n --swizzle $sw --major-b mn
+	step --all --family wgmma.sp --a bf16 --sample-n --swizzle $sw --major-a mn
 done
 step --all --family wgmma --sample-n --neg-a
 step --all --family wgmma --sample-n --neg-b --swizzle 64
 step --all --family wgmma --sample-n --scale-d no
+step --all --family wgmma.sp --sample-n --neg-a --neg-b --scale-d no
 
 # edge cases: one representative form per accumulator class
 for inputs in max subnormal special; do
