@@ -17,6 +17,9 @@
 "       mmagen bench load SELECTOR [--device D]\n" \
 "tile options: --swizzle none|32|64|128 --major-a k|mn --major-b k|mn\n" \
 "          --neg-a --neg-b --scale-d yes|no --m M --n N (tcgen05)\n" \
+"       mmagen quantize --format mxfp8|mxfp6|mxfp4|nvfp4 [--elem T] --in F32 --out ELEMS --scales S\n" \
+"                [--count N] [--global-scale X|auto]\n" \
+"       mmagen dequantize --format F [--elem T] --in ELEMS --scales S --out F32 [--count N]\n" \
 "       mmagen doc signatures [-o FILE]\n" \
 "       mmagen --help | --version\n" \
 "SELECTOR: --opcode STRING, or fields: --arch --family --shape --a --b --c --d\n" \
@@ -825,5 +828,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "quantize") || !strcmp(argv[1], "dequantize"))
 		return quant_cmd(argc, argv);
-	return die("unknown command '%s'; legal: list, emit, run, bench, doc%s", argv[1], "");
+	return die("unknown command '%s'; legal: list, emit, run, bench, quantize, dequantize, doc%s",
+		   argv[1], "");
 }
