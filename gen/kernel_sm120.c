@@ -23,12 +23,6 @@
 
 enum { P_A, P_B, P_C, P_D };
 
-static size_t round8(size_t bits)
-{
-	size_t bytes = (bits + 7) / 8;
-	return (bytes + 7) / 8 * 8;
-}
-
 static void set_param(mmagen_tile_param *tp, const char *name, unsigned rows,
 		      unsigned cols, unsigned bits, unsigned type, int output)
 {
@@ -38,7 +32,7 @@ static void set_param(mmagen_tile_param *tp, const char *name, unsigned rows,
 	tp->elem_bits = bits;
 	tp->type = (uint8_t)type;
 	tp->output = (uint8_t)output;
-	tp->bytes = round8((size_t)rows * cols * bits);
+	tp->bytes = tile_round8((size_t)rows * cols * bits);
 }
 
 mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
@@ -83,27 +77,6 @@ mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
 }
 
 /* ---- tables ---- */
-
-/* .const table of element indices for one fragment operand. */
-static mmagen_status emit_frag_table(struct buf *b, const mmagen_form *f, int o,
-				     const mmagen_frag *fr, const char *name)
-{
-	unsigned n = fr->threads * fr->regs * fr->elems, i = 0;
-
-	emitf(b, ".const .align 4 .u32 $s[$u] = {", name, n);
-	for (unsigned l = 0; l < fr->threads; l++)
-		for (unsigned r = 0; r < fr->regs; r++)
-			for (unsigned e = 0; e < fr->elems; e++, i++) {
-				unsigned row, col;
-				mmagen_status s = mmagen_frag_map(f, o, l, r, e, &row, &col);
-				if (s)
-					return s;
-				emitf(b, "$s$s$u", i ? "," : "", i % 16 ? " " : "\n\t",
-				      row * fr->cols + col);
-			}
-	buf_puts(b, "\n};\n");
-	return MMAGEN_OK;
-}
 
 /* The byte/thread selectors the instruction carries for A or B. */
 static void selectors(const struct instr *in, int operand, unsigned *byte_id,
@@ -174,36 +147,6 @@ static void table_row(struct buf *b, const char *tab, unsigned stride)
 		 "\tmov.u64 %tb, $s;\n\tadd.u64 %tb, %tb, %x0;\n", stride, tab);
 }
 
-/* One fragment operand's registers from global %<g>, elements `w` bits
- * wide in memory and in the register. */
-static void emit_load(struct buf *b, const struct operand *op, const mmagen_frag *fr,
-		      unsigned w, const char *tab, const char *g)
-{
-	emitf(b, "\t// $s\n", op->name);
-	table_row(b, tab, fr->regs * fr->elems * 4);
-	for (unsigned r = 0; r < fr->regs; r++) {
-		if (fr->elems > 1)
-			emitf(b, "\tmov.b32 %r$s$u, 0;\n", op->name, r);
-		for (unsigned e = 0; e < fr->elems; e++) {
-			emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tmul.lo.u32 %t1, %t0, $u;\n"
-				 "\tshr.u32 %t2, %t1, 3;\n\tcvt.u64.u32 %x0, %t2;\n"
-				 "\tadd.u64 %x0, %$s, %x0;\n", (r * fr->elems + e) * 4, w, g);
-			if (fr->elems == 1) {
-				emitf(b, "\tld.global.$s %r$s$u, [%x0];\n", reg_ptx[op->rtype],
-				      op->name, r);
-				continue;
-			}
-			buf_puts(b, "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %t3, %h0;\n");
-			if (w < 8)
-				emitf(b, "\tand.b32 %t2, %t1, 7;\n\tshr.u32 %t3, %t3, %t2;\n"
-					 "\tand.b32 %t3, %t3, $u;\n", (1u << w) - 1);
-			if (e)
-				emitf(b, "\tshl.b32 %t3, %t3, $u;\n", e * w);
-			emitf(b, "\tor.b32 %r$s$u, %r$s$u, %t3;\n", op->name, r, op->name, r);
-		}
-	}
-}
-
 /* A scale register: byte j of lane l is scales[tab[l][j]], or 0 for NONE. */
 static void emit_scale_load(struct buf *b, const char *reg, const char *tab,
 			    const char *g)
@@ -220,25 +163,6 @@ static void emit_scale_load(struct buf *b, const char *reg, const char *tab,
 			emitf(b, "\tshl.b32 %t3, %t3, $u;\n", j * 8);
 		emitf(b, "\tor.b32 %r$s, %r$s, %t3;\n", reg, reg);
 	}
-}
-
-static void emit_store(struct buf *b, const struct operand *op, const mmagen_frag *fr,
-		       const char *tab)
-{
-	buf_puts(b, "\t// D\n");
-	table_row(b, tab, fr->regs * fr->elems * 4);
-	for (unsigned r = 0; r < fr->regs; r++)
-		emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tmul.wide.u32 %x0, %t0, 4;\n"
-			 "\tadd.u64 %x0, %gd, %x0;\n\tst.global.$s [%x0], %r$s$u;\n",
-		      r * 4, reg_ptx[op->rtype], op->name, r);
-}
-
-static const struct operand *find_op(const struct instr *in, const char *name)
-{
-	for (int i = 0; i < in->nops; i++)
-		if (!strcmp(in->op[i].name, name))
-			return &in->op[i];
-	return NULL;
 }
 
 /* ---- the kernel ---- */
@@ -263,7 +187,7 @@ static void emit_entry(struct buf *b, const mmagen_tile_info *ti)
 	for (unsigned p = 0; p < ti->nparams; p++)
 		emitf(b, "$s\n\t.param .u64 p$s", p ? "," : "", lower(ti->params[p].name, n));
 	buf_puts(b, ")\n{\n\t.reg .b64 %ga, %gb, %gc, %gd, %ge, %gsa, %gsb, %tb, %x0;\n"
-		     "\t.reg .b32 %lane, %t<4>;\n\t.reg .b16 %h0;\n\t.reg .pred %pld;\n");
+		     "\t.reg .b32 %lane, %ql, %t<4>;\n\t.reg .b16 %h<2>;\n\t.reg .pred %pld, %pst;\n");
 }
 
 static void emit_params(struct buf *b, const mmagen_tile_info *ti)
@@ -275,7 +199,7 @@ static void emit_params(struct buf *b, const mmagen_tile_info *ti)
 		emitf(b, "\tld.param.u64 %g$s, [p$s];\n\tcvta.to.global.u64 %g$s, %g$s;\n",
 		      n, n, n, n);
 	}
-	buf_puts(b, "\tmov.u32 %lane, %tid.x;\n");
+	buf_puts(b, "\tmov.u32 %lane, %tid.x;\n\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
 }
 
 mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
@@ -301,19 +225,19 @@ mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 	      mmagen_scale_vec(f), (unsigned)f->n);
 	emit_header(b, t, mmagen_form_min_ptx(f, t));
 	buf_puts(b, "\n");
-	if ((s = emit_frag_table(b, f, MMAGEN_OPND_A, &fr[P_A], "mmagen_ta")) ||
-	    (s = emit_frag_table(b, f, MMAGEN_OPND_B, &fr[P_B], "mmagen_tb")) ||
-	    (s = emit_frag_table(b, f, MMAGEN_OPND_C, &fr[P_C], "mmagen_tc")) ||
-	    (s = emit_frag_table(b, f, MMAGEN_OPND_D, &fr[P_D], "mmagen_td")) ||
+	if ((s = tile_emit_table(b, f, MMAGEN_OPND_A, &fr[P_A], "mmagen_ta")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_B, &fr[P_B], "mmagen_tb")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_C, &fr[P_C], "mmagen_tc")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_D, &fr[P_D], "mmagen_td")) ||
 	    (s = emit_scale_table(b, f, &in, MMAGEN_OPND_A, "mmagen_tsa")) ||
 	    (s = emit_scale_table(b, f, &in, MMAGEN_OPND_B, "mmagen_tsb")))
 		return s;
 	emit_entry(b, &ti);
 	emit_regs(b, &in);
 	emit_params(b, &ti);
-	emit_load(b, find_op(&in, "a"), &fr[P_A], ti.params[P_A].elem_bits, "mmagen_ta", "ga");
-	emit_load(b, find_op(&in, "b"), &fr[P_B], ti.params[P_B].elem_bits, "mmagen_tb", "gb");
-	emit_load(b, find_op(&in, "c"), &fr[P_C], ti.params[P_C].elem_bits, "mmagen_tc", "gc");
+	tile_emit_load(b, tile_find_op(&in, "a"), &fr[P_A], ti.params[P_A].elem_bits, "mmagen_ta", "ga");
+	tile_emit_load(b, tile_find_op(&in, "b"), &fr[P_B], ti.params[P_B].elem_bits, "mmagen_tb", "gb");
+	tile_emit_load(b, tile_find_op(&in, "c"), &fr[P_C], ti.params[P_C].elem_bits, "mmagen_tc", "gc");
 	if (f->sparse)
 		buf_puts(b, "\t// E: this lane's metadata register\n"
 			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
@@ -325,7 +249,7 @@ mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 	buf_puts(b, " ");
 	emit_operands(b, &in);
 	buf_puts(b, ";\n");
-	emit_store(b, find_op(&in, "d"), &fr[P_D], "mmagen_td");
+	tile_emit_store(b, tile_find_op(&in, "d"), &fr[P_D], ti.params[P_D].elem_bits, "mmagen_td");
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;
 }

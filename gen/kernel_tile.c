@@ -23,7 +23,7 @@ static unsigned mem_bits(const mmagen_form *f, int operand, const mmagen_frag *f
 	return mmagen_type_bits((mmagen_type)(operand == MMAGEN_OPND_C ? f->c : f->d));
 }
 
-static size_t round8(size_t bits)
+size_t tile_round8(size_t bits)
 {
 	size_t bytes = (bits + 7) / 8;
 	return (bytes + 7) / 8 * 8;
@@ -123,7 +123,7 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *
 		tp->elem_bits = p == 3 ? mmagen_type_bits((mmagen_type)f->d) : mem_bits(f, o, &fr[o]);
 		tp->type = types[p];
 		tp->output = p == 3;
-		tp->bytes = round8((size_t)tp->rows * tp->cols * tp->elem_bits);
+		tp->bytes = tile_round8((size_t)tp->rows * tp->cols * tp->elem_bits);
 	}
 	if (use_ldmatrix(f, &fr[0]))
 		out->static_smem = (unsigned)(out->params[0].bytes + out->params[1].bytes);
@@ -138,8 +138,7 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *
 	return MMAGEN_OK;
 }
 
-/* .const table of element indices for one operand. */
-static mmagen_status emit_table(struct buf *b, const mmagen_form *f, int o,
+mmagen_status tile_emit_table(struct buf *b, const mmagen_form *f, int o,
 				const mmagen_frag *fr, const char *name)
 {
 	unsigned n = fr->threads * fr->regs * fr->elems;
@@ -162,8 +161,7 @@ static mmagen_status emit_table(struct buf *b, const mmagen_form *f, int o,
 	return MMAGEN_OK;
 }
 
-/* Load one operand's registers (prefix %r<opname>) from global %g<x>. */
-static void emit_load(struct buf *b, const struct operand *op, const mmagen_frag *fr,
+void tile_emit_load(struct buf *b, const struct operand *op, const mmagen_frag *fr,
 		      unsigned w, const char *tab, const char *g)
 {
 	unsigned stride = fr->regs * fr->elems * 4;
@@ -196,8 +194,7 @@ static void emit_load(struct buf *b, const struct operand *op, const mmagen_frag
 	}
 }
 
-/* Store D's registers; only lanes with %pst set write (m8n8k4: quad-pair 0). */
-static void emit_store(struct buf *b, const struct operand *op, const mmagen_frag *fr,
+void tile_emit_store(struct buf *b, const struct operand *op, const mmagen_frag *fr,
 		       unsigned w, const char *tab)
 {
 	unsigned stride = fr->regs * fr->elems * 4;
@@ -262,12 +259,24 @@ static void emit_ldmatrix(struct buf *b, const struct operand *op, unsigned rows
 	buf_puts(b, "}, [%t1];\n");
 }
 
-static const struct operand *find_op(const struct instr *in, const char *name)
+const struct operand *tile_find_op(const struct instr *in, const char *name)
 {
 	for (int i = 0; i < in->nops; i++)
 		if (!strcmp(in->op[i].name, name))
 			return &in->op[i];
 	return NULL;
+}
+
+/* How a parameter's buffer is laid out, for the manifest. */
+static const char *param_layout(const mmagen_form *f, const mmagen_tile_param *p)
+{
+	if (p->name[0] != 'E')
+		return "row-major, packed";
+	switch (f->family) {
+	case MMAGEN_FAM_WGMMA: return "metadata register per thread (128)";
+	case MMAGEN_FAM_TCGEN05: return "metadata words per row of A (Tensor Memory)";
+	default: return "metadata register per lane (32)";
+	}
 }
 
 static void emit_json(struct buf *b, const mmagen_form *f, int t,
@@ -289,7 +298,7 @@ static void emit_json(struct buf *b, const mmagen_form *f, int t,
 		      p->name, p->type ? mmagen_type_name((mmagen_type)p->type) : "u32",
 		      p->rows, p->cols, p->elem_bits, (unsigned)p->bytes,
 		      p->output ? "true" : "false",
-		      p->name[0] == 'E' ? "metadata register per lane" : "row-major, packed",
+		      param_layout(f, p),
 		      i + 1 < ti->nparams ? "," : "");
 	}
 	buf_puts(b, "  ]\n}\n");
@@ -364,10 +373,10 @@ static mmagen_status tile_emit_mma(const mmagen_form *f, int t,
 	      ti.params[1].rows, ti.params[1].cols, ti.params[2].rows, ti.params[2].cols);
 	emit_header(b, t, mmagen_form_min_ptx(f, t));
 	buf_puts(b, "\n");
-	if ((s = emit_table(b, f, MMAGEN_OPND_A, &fr[0], "mmagen_ta")) ||
-	    (s = emit_table(b, f, MMAGEN_OPND_B, &fr[1], "mmagen_tb")) ||
-	    (s = emit_table(b, f, MMAGEN_OPND_C, &fr[2], "mmagen_tc")) ||
-	    (s = emit_table(b, f, MMAGEN_OPND_D, &fr[3], "mmagen_td"))) {
+	if ((s = tile_emit_table(b, f, MMAGEN_OPND_A, &fr[0], "mmagen_ta")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_B, &fr[1], "mmagen_tb")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_C, &fr[2], "mmagen_tc")) ||
+	    (s = tile_emit_table(b, f, MMAGEN_OPND_D, &fr[3], "mmagen_td"))) {
 		return s;
 	}
 	int ldm = use_ldmatrix(f, &fr[0]);
@@ -394,15 +403,15 @@ static mmagen_status tile_emit_mma(const mmagen_form *f, int t,
 		buf_puts(b, "\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
 	}
 	if (ldm) {
-		emit_ldmatrix(b, find_op(&in, "a"), ti.params[0].rows, ti.params[0].cols,
+		emit_ldmatrix(b, tile_find_op(&in, "a"), ti.params[0].rows, ti.params[0].cols,
 			      "ga", "mmagen_sa", 0);
-		emit_ldmatrix(b, find_op(&in, "b"), ti.params[1].rows, ti.params[1].cols,
+		emit_ldmatrix(b, tile_find_op(&in, "b"), ti.params[1].rows, ti.params[1].cols,
 			      "gb", "mmagen_sb", 1);
 	} else {
-		emit_load(b, find_op(&in, "a"), &fr[0], ti.params[0].elem_bits, "mmagen_ta", "ga");
-		emit_load(b, find_op(&in, "b"), &fr[1], ti.params[1].elem_bits, "mmagen_tb", "gb");
+		tile_emit_load(b, tile_find_op(&in, "a"), &fr[0], ti.params[0].elem_bits, "mmagen_ta", "ga");
+		tile_emit_load(b, tile_find_op(&in, "b"), &fr[1], ti.params[1].elem_bits, "mmagen_tb", "gb");
 	}
-	emit_load(b, find_op(&in, "c"), &fr[2], ti.params[2].elem_bits, "mmagen_tc", "gc");
+	tile_emit_load(b, tile_find_op(&in, "c"), &fr[2], ti.params[2].elem_bits, "mmagen_tc", "gc");
 	if (f->sparse)
 		buf_puts(b, "\t// E: this lane's metadata register\n\tcvta.to.global.u64 %ge, %ge;\n"
 			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
@@ -412,7 +421,7 @@ static mmagen_status tile_emit_mma(const mmagen_form *f, int t,
 	buf_puts(b, " ");
 	emit_operands(b, &in);
 	buf_puts(b, ";\n");
-	emit_store(b, find_op(&in, "d"), &fr[3], ti.params[3].elem_bits, "mmagen_td");
+	tile_emit_store(b, tile_find_op(&in, "d"), &fr[3], ti.params[3].elem_bits, "mmagen_td");
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;
 }
