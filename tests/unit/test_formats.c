@@ -15,28 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long passed, failed;
-
-#if defined(__GNUC__)
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#endif
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		passed++;
-		return;
-	}
-	if (++failed > 100)
-		return;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
+#include "check.h"
 
 static mmagen_quant_spec spec(unsigned fmt, mmagen_type elem)
 {

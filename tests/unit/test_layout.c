@@ -18,35 +18,7 @@
 /* D, for m8n8k4 with f32 D and f16 C; see gen/layout.c. */
 enum { OPND_D = MMAGEN_OPND_C + 1 };
 
-static unsigned long passed, failed;
-
-#define MAX_PRINTED 200
-
-#if defined(__GNUC__)
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#endif
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failed++;
-	if (failed > MAX_PRINTED)
-		return;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond)                                                  \
-			passed++;                                          \
-		else                                                       \
-			fail(__VA_ARGS__);                                 \
-	} while (0)
+#include "check.h"
 
 static const char *opname(int operand)
 {

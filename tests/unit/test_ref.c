@@ -32,35 +32,7 @@ __extension__ typedef __float128 wide;
 __extension__ typedef _Float16 half_t;
 #endif
 
-static unsigned long passed, failed;
-
-#define MAX_PRINTED 200
-
-#if defined(__GNUC__)
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#endif
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failed++;
-	if (failed > MAX_PRINTED)
-		return;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond)                                                  \
-			passed++;                                          \
-		else                                                       \
-			fail(__VA_ARGS__);                                 \
-	} while (0)
+#include "check.h"
 
 /* ---- random numbers: splitmix64 ---- */
 

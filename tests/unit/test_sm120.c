@@ -26,28 +26,7 @@
 
 #define NONE 0xFFFFFFFFu
 
-static unsigned long passed, failed;
-
-#if defined(__GNUC__)
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#endif
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		passed++;
-		return;
-	}
-	if (++failed > 60)
-		return;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
+#include "check.h"
 
 static uint64_t rng = 0x243F6A8885A308D3u;
 

@@ -23,37 +23,7 @@
 __extension__ typedef _Float16 half_t;
 #endif
 
-static unsigned long passed, failed;
-
-/* Print at most this many failure lines; a broken encoder would
- * otherwise print one line per pattern. */
-#define MAX_PRINTED 200
-
-#if defined(__GNUC__)
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#endif
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	failed++;
-	if (failed > MAX_PRINTED)
-		return;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond)                                                  \
-			passed++;                                          \
-		else                                                       \
-			fail(__VA_ARGS__);                                 \
-	} while (0)
+#include "check.h"
 
 /* Equal as values, telling -0 from +0 and any NaN equal to any NaN. */
 static int same_value(double a, double b)
