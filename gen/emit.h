@@ -68,6 +68,9 @@ void emit_operands(struct buf *b, const struct instr *in);
 
 /* The operand list of f. */
 void instr_of(const mmagen_form *f, struct instr *in);
+/* The instruction line of f with in's operands, between the lines the
+ * family needs around it (in->pre, in->post: wgmma's fence/commit/wait). */
+void emit_instruction(struct buf *b, const mmagen_form *f, const struct instr *in);
 /* ".reg" lines for every register operand of in. */
 void emit_regs(struct buf *b, const struct instr *in);
 /* ".version", ".target", ".address_size" */

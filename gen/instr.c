@@ -161,6 +161,19 @@ void instr_of(const mmagen_form *f, struct instr *in)
 
 /* ---- the standalone module ---- */
 
+void emit_instruction(struct buf *b, const mmagen_form *f, const struct instr *in)
+{
+	for (int i = 0; i < 4 && in->pre[i]; i++)
+		emitf(b, "\t$s\n", in->pre[i]);
+	buf_puts(b, "\t");
+	family_emitter(f->family)->opcode(f, b);
+	buf_puts(b, " ");
+	emit_operands(b, in);
+	buf_puts(b, ";\n");
+	for (int i = 0; i < 4 && in->post[i]; i++)
+		emitf(b, "\t$s\n", in->post[i]);
+}
+
 void emit_regs(struct buf *b, const struct instr *in)
 {
 	for (int i = 0; i < in->nops; i++) {
@@ -229,15 +242,7 @@ static void emit_entry(struct buf *b, const mmagen_form *f, const char *name)
 	buf_puts(b, "\n\tld.param.u64 %pin, [in];\n\tld.param.u64 %pout, [out];\n"
 		    "\tcvta.to.global.u64 %pin, %pin;\n\tcvta.to.global.u64 %pout, %pout;\n");
 	emit_moves(b, &in, 0);
-	for (int i = 0; i < 4 && in.pre[i]; i++)
-		emitf(b, "\t$s\n", in.pre[i]);
-	buf_puts(b, "\t");
-	family_emitter(f->family)->opcode(f, b);
-	buf_puts(b, " ");
-	emit_operands(b, &in);
-	buf_puts(b, ";\n");
-	for (int i = 0; i < 4 && in.post[i]; i++)
-		emitf(b, "\t$s\n", in.post[i]);
+	emit_instruction(b, f, &in);
 	emit_moves(b, &in, 1);
 	buf_puts(b, "\tret;\n}\n");
 }

@@ -12,6 +12,9 @@ enum { TILE_NONE, TILE_MMA, TILE_WGMMA, TILE_TCGEN05, TILE_SM120 };
  * names they assume are %ql (the lane a table row is read for), %tb, %x0,
  * %t0-%t3, %h0/%h1 and the predicate %pst (which lanes store D). */
 size_t tile_round8(size_t bits);
+/* Append a parameter to the manifest (bytes rounded up to 8). */
+void tile_add_param(mmagen_tile_info *ti, const char *name, unsigned rows,
+		    unsigned cols, unsigned bits, unsigned type, int output);
 /* .const table `name`: [lane][reg][elem] -> row-major element index. */
 mmagen_status tile_emit_table(struct buf *b, const mmagen_form *f, int operand,
 			      const mmagen_frag *fr, const char *name);

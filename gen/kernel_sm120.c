@@ -23,18 +23,6 @@
 
 enum { P_A, P_B, P_C, P_D };
 
-static void set_param(mmagen_tile_param *tp, const char *name, unsigned rows,
-		      unsigned cols, unsigned bits, unsigned type, int output)
-{
-	tp->name = name;
-	tp->rows = rows;
-	tp->cols = cols;
-	tp->elem_bits = bits;
-	tp->type = (uint8_t)type;
-	tp->output = (uint8_t)output;
-	tp->bytes = tile_round8((size_t)rows * cols * bits);
-}
-
 mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
 			      mmagen_tile_info *ti)
 {
@@ -66,13 +54,13 @@ mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
 	const uint8_t types[] = { f->a, f->b, f->c, f->d };
 	for (int p = 0; p < 4; p++) {
 		unsigned bits = p < P_C ? fr[p].elem_bits : mmagen_type_bits(types[p]);
-		set_param(&ti->params[ti->nparams++], names[p], fr[p].rows, fr[p].cols,
+		tile_add_param(ti, names[p], fr[p].rows, fr[p].cols,
 			  bits, types[p], p == P_D);
 	}
 	if (f->sparse)
-		set_param(&ti->params[ti->nparams++], "E", 1, 32, 32, 0, 0);
-	set_param(&ti->params[ti->nparams++], "SA", f->m, sv, 8, f->stype, 0);
-	set_param(&ti->params[ti->nparams++], "SB", sv, f->n, 8, f->stype, 0);
+		tile_add_param(ti, "E", 1, 32, 32, 0, 0);
+	tile_add_param(ti, "SA", f->m, sv, 8, f->stype, 0);
+	tile_add_param(ti, "SB", sv, f->n, 8, f->stype, 0);
 	return MMAGEN_OK;
 }
 
@@ -244,11 +232,7 @@ mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 			     "\tld.global.b32 %re, [%x0];\n");
 	emit_scale_load(b, "sa", "mmagen_tsa", "gsa");
 	emit_scale_load(b, "sb", "mmagen_tsb", "gsb");
-	buf_puts(b, "\t");
-	family_emitter(f->family)->opcode(f, b);
-	buf_puts(b, " ");
-	emit_operands(b, &in);
-	buf_puts(b, ";\n");
+	emit_instruction(b, f, &in);
 	tile_emit_store(b, tile_find_op(&in, "d"), &fr[P_D], ti.params[P_D].elem_bits, "mmagen_td");
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;

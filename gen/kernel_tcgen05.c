@@ -482,11 +482,7 @@ static void emit_issue(struct buf *b, const struct plan *p, const struct instr *
 			tc_emit_cp_32x128b(b, p->cg, "%ta", "%sfd");
 		}
 	}
-	buf_puts(b, "\t");
-	family_emitter(f->family)->opcode(f, b);
-	buf_puts(b, " ");
-	emit_operands(b, in);
-	buf_puts(b, ";\n");
+	emit_instruction(b, f, in);
 	if (p->cg == 2) {
 		buf_puts(b, "\tmov.b16 %mask, 3;\n");
 		tc_emit_commit(b, 2, "%mbar", "%mask");

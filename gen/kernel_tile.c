@@ -114,28 +114,28 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *
 	out->grid[0] = out->grid[1] = out->grid[2] = 1;
 	out->m = f->m; out->n = f->n; out->k = f->k;
 	const uint8_t types[] = { f->a, f->b, f->c, f->d };
-	for (int p = 0; p < 4; p++) {
-		int o = p;
-		mmagen_tile_param *tp = &out->params[out->nparams++];
-		tp->name = names[p];
-		tp->rows = fr[o].rows;
-		tp->cols = fr[o].cols;
-		tp->elem_bits = p == 3 ? mmagen_type_bits((mmagen_type)f->d) : mem_bits(f, o, &fr[o]);
-		tp->type = types[p];
-		tp->output = p == 3;
-		tp->bytes = tile_round8((size_t)tp->rows * tp->cols * tp->elem_bits);
-	}
+	for (int p = 0; p < 4; p++)
+		tile_add_param(out, names[p], fr[p].rows, fr[p].cols,
+			       p == 3 ? mmagen_type_bits((mmagen_type)f->d) : mem_bits(f, p, &fr[p]),
+			       types[p], p == 3);
 	if (use_ldmatrix(f, &fr[0]))
 		out->static_smem = (unsigned)(out->params[0].bytes + out->params[1].bytes);
-	if (f->sparse) {
-		mmagen_tile_param *tp = &out->params[out->nparams++];
-		tp->name = "E";
-		tp->rows = 1;
-		tp->cols = 32;
-		tp->elem_bits = 32;
-		tp->bytes = 128;
-	}
+	if (f->sparse)   /* one metadata register per lane */
+		tile_add_param(out, "E", 1, 32, 32, 0, 0);
 	return MMAGEN_OK;
+}
+
+void tile_add_param(mmagen_tile_info *ti, const char *name, unsigned rows,
+		    unsigned cols, unsigned bits, unsigned type, int output)
+{
+	mmagen_tile_param *p = &ti->params[ti->nparams++];
+	p->name = name;
+	p->rows = rows;
+	p->cols = cols;
+	p->elem_bits = bits;
+	p->type = (uint8_t)type;
+	p->output = (uint8_t)output;
+	p->bytes = tile_round8((size_t)rows * cols * bits);
 }
 
 mmagen_status tile_emit_table(struct buf *b, const mmagen_form *f, int o,
@@ -416,11 +416,7 @@ static mmagen_status tile_emit_mma(const mmagen_form *f, int t,
 		buf_puts(b, "\t// E: this lane's metadata register\n\tcvta.to.global.u64 %ge, %ge;\n"
 			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
 			     "\tld.global.b32 %re, [%x0];\n");
-	buf_puts(b, "\t");
-	family_emitter(f->family)->opcode(f, b);
-	buf_puts(b, " ");
-	emit_operands(b, &in);
-	buf_puts(b, ";\n");
+	emit_instruction(b, f, &in);
 	tile_emit_store(b, tile_find_op(&in, "d"), &fr[3], ti.params[3].elem_bits, "mmagen_td");
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;

@@ -80,24 +80,6 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 	return MMAGEN_OK;
 }
 
-static size_t round8(size_t bits)
-{
-	return ((bits + 7) / 8 + 7) / 8 * 8;
-}
-
-static void param(mmagen_tile_info *ti, const char *name, unsigned rows,
-		  unsigned cols, unsigned bits, uint8_t type, int output)
-{
-	mmagen_tile_param *p = &ti->params[ti->nparams++];
-	p->name = name;
-	p->rows = rows;
-	p->cols = cols;
-	p->elem_bits = bits;
-	p->type = type;
-	p->output = (uint8_t)output;
-	p->bytes = round8((size_t)rows * cols * bits);
-}
-
 mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
 			      mmagen_tile_info *ti)
 {
@@ -115,12 +97,12 @@ mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
 	ti->n = f->n;
 	ti->k = f->k;
 	ti->static_smem = w.la.bytes + w.lb.bytes;
-	param(ti, "A", 64, w.acols, w.abits, f->a, 0);
-	param(ti, "B", f->k, f->n, w.bbits, f->b, 0);
-	param(ti, "C", 64, f->n, w.cbits, f->c, 0);
-	param(ti, "D", 64, f->n, w.dbits, f->d, 1);
+	tile_add_param(ti, "A", 64, w.acols, w.abits, f->a, 0);
+	tile_add_param(ti, "B", f->k, f->n, w.bbits, f->b, 0);
+	tile_add_param(ti, "C", 64, f->n, w.cbits, f->c, 0);
+	tile_add_param(ti, "D", 64, f->n, w.dbits, f->d, 1);
 	if (f->sparse)   /* one metadata register per thread */
-		param(ti, "E", 1, 128, 32, 0, 0);
+		tile_add_param(ti, "E", 1, 128, 32, 0, 0);
 	return MMAGEN_OK;
 }
 
@@ -419,15 +401,7 @@ mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 		emitf(b, "\tor.b64 %$s, %$s, $s;\n", ds[i].reg, ds[i].reg, hex);
 	}
 	emitf(b, "\tsetp.ne.u32 %rsd, $u, 0;\n", o->scale_d ? 1u : 0u);
-	for (int i = 0; i < 4 && in.pre[i]; i++)
-		emitf(b, "\t$s\n", in.pre[i]);
-	buf_puts(b, "\t");
-	family_emitter(f->family)->opcode(f, b);
-	buf_puts(b, " ");
-	emit_operands(b, &in);
-	buf_puts(b, ";\n");
-	for (int i = 0; i < 4 && in.post[i]; i++)
-		emitf(b, "\t$s\n", in.post[i]);
+	emit_instruction(b, f, &in);
 	emit_acc(b, op_named(&in, "d"), f->n, w.dbits, 1);
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;
