@@ -28,6 +28,8 @@ struct operand {
 	uint8_t rtype;       /* enum reg_type */
 	uint8_t dir;         /* enum op_dir */
 	int32_t imm[2];
+	kreg reg;            /* registers a kernel builder bound (kb_bind);
+				* unbound (n == 0): named %r<name><i> */
 };
 
 #define MAX_OPS 14

@@ -96,6 +96,11 @@ void emit_operands(struct buf *b, const struct instr *in)
 		const struct operand *o = &in->op[i];
 		if (i)
 			buf_puts(b, ", ");
+		if (o->reg.n && o->kind != OP_IMM && o->kind != OP_IMMVEC) {
+			emitf(b, o->kind == OP_VEC ? "$v" : o->kind == OP_ADDR ? "[$r]" : "$r",
+			      o->reg);
+			continue;
+		}
 		switch (o->kind) {
 		case OP_VEC:
 			buf_puts(b, "{");
@@ -406,6 +411,11 @@ static void emit_cuda(struct buf *b, const mmagen_form *f, int t,
 		const struct operand *o = &in->op[i];
 		if (i)
 			buf_puts(b, ", ");
+		if (o->reg.n && o->kind != OP_IMM && o->kind != OP_IMMVEC) {
+			emitf(b, o->kind == OP_VEC ? "$v" : o->kind == OP_ADDR ? "[$r]" : "$r",
+			      o->reg);
+			continue;
+		}
 		switch (o->kind) {
 		case OP_VEC:
 			buf_puts(b, "{");

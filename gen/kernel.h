@@ -1,45 +1,48 @@
-/* kernel.h - the tile-kernel generators behind mmagen_emit_tile(), one per
- * family (kernel_tile.c dispatches; each fills the manifest and writes a
- * complete module into b). */
+/* kernel.h - the tile-kernel generators behind mmagen_emit_tile() and what
+ * they share.
+ *
+ * tile.c (the public entry points) picks a generator; each generator
+ * (kernel_<family>.c) describes its kernel in the manifest (info) and
+ * writes it from its template through the builder (emit); manifest.c holds
+ * what they share: the parameter list, the entry's pointer loads, the JSON
+ * manifest.  Calls go one way: tile.c -> kernel_*.c -> manifest.c, frag.c,
+ * kb.c. */
 #ifndef MMAGEN_KERNEL_H
 #define MMAGEN_KERNEL_H
 
-#include "emit.h"
+#include "frag.h"
 
-enum { TILE_NONE, TILE_MMA, TILE_WGMMA, TILE_TCGEN05, TILE_SM120 };
+struct tile_gen {
+	/* Fill the manifest of f's tile kernel (options already checked). */
+	mmagen_status (*info)(const mmagen_form *f, const mmagen_tile_opts *o,
+			      mmagen_tile_info *ti);
+	/* Write the kernel into out, for target t. */
+	mmagen_status (*emit)(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+			      const mmagen_tile_info *ti, struct buf *out);
+	/* How parameter E (sparse metadata) is laid out, for the manifest. */
+	const char *meta_layout;
+};
 
-/* Shared by the warp-level tile generators (kernel_tile.c): the register
- * names they assume are %ql (the lane a table row is read for), %tb, %x0,
- * %t0-%t3, %h0/%h1 and the predicate %pst (which lanes store D). */
-size_t tile_round8(size_t bits);
-/* Append a parameter to the manifest (bytes rounded up to 8). */
+extern const struct tile_gen tile_gen_mma, tile_gen_sm120, tile_gen_wgmma,
+	tile_gen_tcgen05;
+
+/* ---- manifest.c ---- */
+/* A manifest with one kernel "mmagen_tile", grid 1x1x1, block `threads`. */
+void tile_info_init(mmagen_tile_info *ti, const mmagen_form *f, unsigned threads);
+/* Append a parameter (bytes rounded up to 8); at most
+ * ARRAY_SIZE(ti->params), which the generators respect by design. */
 void tile_add_param(mmagen_tile_info *ti, const char *name, unsigned rows,
 		    unsigned cols, unsigned bits, unsigned type, int output);
-/* .const table `name`: [lane][reg][elem] -> row-major element index. */
-mmagen_status tile_emit_table(struct buf *b, const mmagen_form *f, int operand,
-			      const mmagen_frag *fr, const char *name);
-/* Load an operand's registers %r<name><i> from global %<g> (elements of
- * `w` bits) through table `tab`; store D's the same way. */
-void tile_emit_load(struct buf *b, const struct operand *op, const mmagen_frag *fr,
-		    unsigned w, const char *tab, const char *g);
-void tile_emit_store(struct buf *b, const struct operand *op, const mmagen_frag *fr,
-		     unsigned w, const char *tab);
-const struct operand *tile_find_op(const struct instr *in, const char *name);
-
-/* kernel_wgmma.c */
-mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
-			      mmagen_tile_info *ti);
-mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
-			      const mmagen_tile_opts *o, struct buf *b);
-/* kernel_tcgen05.c */
-mmagen_status tile_info_tcgen05(const mmagen_form *f, const mmagen_tile_opts *o,
-				mmagen_tile_info *ti);
-mmagen_status tile_emit_tcgen05(const mmagen_form *f, int t,
-				const mmagen_tile_opts *o, struct buf *b);
-/* kernel_sm120.c: block-scaled mma.sync */
-mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
-			      mmagen_tile_info *ti);
-mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
-			      const mmagen_tile_opts *o, struct buf *b);
+/* The manifest's parameter named `name`, or NULL. */
+const mmagen_tile_param *tile_param(const mmagen_tile_info *ti, const char *name);
+/* The entry's parameter list (".param .u64 pa, ...", one per manifest
+ * parameter, in its order) into slot "params", and the loads of their
+ * global addresses into the current slot: g[i] is parameter i's. */
+void tile_entry_params(struct kb *kb, const mmagen_tile_info *ti, kreg *g);
+/* The JSON manifest. */
+void tile_emit_json(struct buf *b, const mmagen_form *f, int t, const mmagen_tile_info *ti,
+		    const char *meta_layout);
+/* The operand `name` of in, or NULL. */
+struct operand *tile_find_op(struct instr *in, const char *name);
 
 #endif

@@ -15,7 +15,7 @@
  * sparse A is the compressed M x K/2 with E one metadata u32 per lane; SA
  * and SB one scale byte each (ue8m0 or ue4m3).  S = mmagen_scale_vec(f).
  */
-#include "kernel.h"
+#include "kernel_legacy.h"
 
 #include <string.h>
 
@@ -23,7 +23,7 @@
 
 enum { P_A, P_B, P_C, P_D };
 
-mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
+static mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
 			      mmagen_tile_info *ti)
 {
 	static const char *const names[] = { "A", "B", "C", "D" };
@@ -190,7 +190,7 @@ static void emit_params(struct buf *b, const mmagen_tile_info *ti)
 	buf_puts(b, "\tmov.u32 %lane, %tid.x;\n\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
 }
 
-mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
+static mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 			      const mmagen_tile_opts *o, struct buf *b)
 {
 	mmagen_tile_info ti;
@@ -223,9 +223,9 @@ mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 	emit_entry(b, &ti);
 	emit_regs(b, &in);
 	emit_params(b, &ti);
-	tile_emit_load(b, tile_find_op(&in, "a"), &fr[P_A], ti.params[P_A].elem_bits, "mmagen_ta", "ga");
-	tile_emit_load(b, tile_find_op(&in, "b"), &fr[P_B], ti.params[P_B].elem_bits, "mmagen_tb", "gb");
-	tile_emit_load(b, tile_find_op(&in, "c"), &fr[P_C], ti.params[P_C].elem_bits, "mmagen_tc", "gc");
+	tile_emit_load(b, legacy_find_op(&in, "a"), &fr[P_A], ti.params[P_A].elem_bits, "mmagen_ta", "ga");
+	tile_emit_load(b, legacy_find_op(&in, "b"), &fr[P_B], ti.params[P_B].elem_bits, "mmagen_tb", "gb");
+	tile_emit_load(b, legacy_find_op(&in, "c"), &fr[P_C], ti.params[P_C].elem_bits, "mmagen_tc", "gc");
 	if (f->sparse)
 		buf_puts(b, "\t// E: this lane's metadata register\n"
 			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
@@ -233,7 +233,20 @@ mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
 	emit_scale_load(b, "sa", "mmagen_tsa", "gsa");
 	emit_scale_load(b, "sb", "mmagen_tsb", "gsb");
 	emit_instruction(b, f, &in);
-	tile_emit_store(b, tile_find_op(&in, "d"), &fr[P_D], ti.params[P_D].elem_bits, "mmagen_td");
+	tile_emit_store(b, legacy_find_op(&in, "d"), &fr[P_D], ti.params[P_D].elem_bits, "mmagen_td");
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;
 }
+
+static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+				  const mmagen_tile_info *ti, struct buf *out)
+{
+	(void)ti;
+	return tile_emit_sm120(f, t, o, out);
+}
+
+const struct tile_gen tile_gen_sm120 = {
+	.info = tile_info_sm120,
+	.emit = emit_adapter,
+	.meta_layout = "metadata register per lane (32)",
+};

@@ -34,7 +34,7 @@
  *     partition, column m / 32, byte v (scale-factor id 0): the 32x128b
  *     .warpx4 chunk of CUTLASS's Sm1xx scale-factor atom.  Each CTA of a
  *     pair holds the SA rows of its own A half and all of SB. */
-#include "kernel.h"
+#include "kernel_legacy.h"
 #include "tcgen05.h"
 
 #include <string.h>
@@ -188,7 +188,7 @@ static unsigned plan_params(const struct plan *p, mmagen_tile_param *tp)
 	return np;
 }
 
-mmagen_status tile_info_tcgen05(const mmagen_form *f, const mmagen_tile_opts *o,
+static mmagen_status tile_info_tcgen05(const mmagen_form *f, const mmagen_tile_opts *o,
 				mmagen_tile_info *ti)
 {
 	struct plan p;
@@ -557,7 +557,7 @@ static void emit_params(struct buf *b, const mmagen_tile_param *tp, unsigned np)
 	}
 }
 
-mmagen_status tile_emit_tcgen05(const mmagen_form *f, int t,
+static mmagen_status tile_emit_tcgen05(const mmagen_form *f, int t,
 				const mmagen_tile_opts *o, struct buf *b)
 {
 	struct plan p;
@@ -614,3 +614,16 @@ mmagen_status tile_emit_tcgen05(const mmagen_form *f, int t,
 	buf_puts(b, "L_done:\n\tret;\n}\n");
 	return MMAGEN_OK;
 }
+
+static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+				  const mmagen_tile_info *ti, struct buf *out)
+{
+	(void)ti;
+	return tile_emit_tcgen05(f, t, o, out);
+}
+
+const struct tile_gen tile_gen_tcgen05 = {
+	.info = tile_info_tcgen05,
+	.emit = emit_adapter,
+	.meta_layout = "metadata words per row of A (Tensor Memory)",
+};

@@ -12,7 +12,7 @@
  * commit/wait, and D is stored row-major.  A can instead come from
  * registers: each warp then holds the A fragment of the matching mma
  * m16n8kK form for its 16 rows. */
-#include "kernel.h"
+#include "kernel_legacy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -80,7 +80,7 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 	return MMAGEN_OK;
 }
 
-mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
+static mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
 			      mmagen_tile_info *ti)
 {
 	struct wg w;
@@ -329,7 +329,7 @@ static struct operand *op_named(struct instr *in, const char *name)
 	return NULL;
 }
 
-mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
+static mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 			      const mmagen_tile_opts *o, struct buf *b)
 {
 	struct wg w;
@@ -406,3 +406,16 @@ mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 	buf_puts(b, "\tret;\n}\n");
 	return MMAGEN_OK;
 }
+
+static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+				  const mmagen_tile_info *ti, struct buf *out)
+{
+	(void)ti;
+	return tile_emit_wgmma(f, t, o, out);
+}
+
+const struct tile_gen tile_gen_wgmma = {
+	.info = tile_info_wgmma,
+	.emit = emit_adapter,
+	.meta_layout = "metadata register per thread (128)",
+};

@@ -1,6 +1,8 @@
 /* ptx.c - the text buffer and emitf(); the escape grammar is in ptx.h. */
 #include "ptx.h"
 
+#include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +44,36 @@ void buf_puts(struct buf *b, const char *s)
 	buf_put(b, s, strlen(s));
 }
 
+/* The spelling of each register class: "%r" + number; labels "L" + number. */
+static const char *const kclass_prefix[K_NCLASS] = {
+	[K_PRED] = "%p", [K_B16] = "%h", [K_B32] = "%r", [K_B64] = "%rd",
+	[K_F32] = "%f", [K_F64] = "%fd", [K_LABEL] = "L",
+};
+
+static void put_reg(struct buf *b, uint8_t cls, uint32_t id)
+{
+	char num[16];
+	assert(cls < K_NCLASS);
+	buf_puts(b, kclass_prefix[cls]);
+	snprintf(num, sizeof num, "%" PRIu32, id);
+	buf_puts(b, num);
+}
+
+static void put_vec(struct buf *b, kreg r)
+{
+	buf_puts(b, "{");
+	for (unsigned i = 0; i < r.n; i++) {
+		if (i)
+			buf_puts(b, ", ");
+		put_reg(b, r.cls, r.id + i);
+	}
+	buf_puts(b, "}");
+}
+
 void vemitf(struct buf *b, const char *fmt, va_list ap)
 {
+	kreg r;
+
 	char num[32];
 	const char *p;
 
@@ -73,6 +103,23 @@ void vemitf(struct buf *b, const char *fmt, va_list ap)
 			break;
 		case 't':
 			buf_puts(b, mmagen_type_name((mmagen_type)va_arg(ap, int)));
+			break;
+		case 'U':
+			snprintf(num, sizeof num, "%" PRIu64, va_arg(ap, uint64_t));
+			buf_puts(b, num);
+			break;
+		case 'X':
+			snprintf(num, sizeof num, "0x%016" PRIx64, va_arg(ap, uint64_t));
+			buf_puts(b, num);
+			break;
+		case 'r':
+			r = va_arg(ap, kreg);
+			/* a run printed as one register is a bug in the caller */
+			assert(r.n == 1);
+			put_reg(b, r.cls, r.id);
+			break;
+		case 'v':
+			put_vec(b, va_arg(ap, kreg));
 			break;
 		case '$':
 			buf_put(b, "$", 1);

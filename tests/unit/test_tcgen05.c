@@ -207,17 +207,11 @@ static const struct optset optsets[] = {
 static int write_kernel(const char *dir, unsigned id, const mmagen_form *f, int t,
 			const mmagen_tile_opts *o, FILE *list)
 {
-	struct buf b;
 	char *text, path[600];
 	size_t len;
-	buf_init(&b);
-	mmagen_status s = tile_emit_tcgen05(f, t, o, &b);
-	if (s) {
-		buf_free(&b);
+	mmagen_status s = mmagen_emit_tile(f, t, o, MMAGEN_FMT_PTX, &text, &len);
+	if (s)
 		return s;
-	}
-	if (buf_finish(&b, &text, &len))
-		return 1;
 	snprintf(path, sizeof path, "%s/tc%u-%s.ptx", dir, id, mmagen_target_name(t));
 	FILE *fp = fopen(path, "w");
 	int bad = !fp || fwrite(text, 1, len, fp) != len;

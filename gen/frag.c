@@ -1,0 +1,147 @@
+/* frag.c - fragment tables, loads and stores (see frag.h). */
+#include "frag.h"
+
+#include <assert.h>
+
+static const char *const class_ptx[K_NCLASS] = {
+	[K_PRED] = "pred", [K_B16] = "b16", [K_B32] = "b32", [K_B64] = "b64",
+	[K_F32] = "f32", [K_F64] = "f64",
+};
+
+mmagen_status frag_table(struct kb *kb, const char *sym, unsigned lanes, unsigned regs,
+			 unsigned elems, frag_index_fn index, const void *ctx)
+{
+	unsigned n = lanes * regs * elems, i = 0;
+	ke(kb, ".const .align 4 .u32 $s[$u] = {", sym, n);
+	for (unsigned l = 0; l < lanes; l++)
+		for (unsigned r = 0; r < regs; r++)
+			for (unsigned e = 0; e < elems; e++, i++) {
+				unsigned v;
+				mmagen_status s = index(ctx, l, r, e, &v);
+				if (s)
+					return s;
+				ke(kb, "$s$s$u", i ? "," : "", i % 16 ? " " : "\n\t", v);
+			}
+	ke(kb, "\n};\n");
+	return MMAGEN_OK;
+}
+
+struct form_ctx {
+	const mmagen_form *f;
+	int operand;
+	const mmagen_frag *fr;
+};
+
+static mmagen_status form_index(const void *ctx, unsigned l, unsigned r, unsigned e,
+				unsigned *index)
+{
+	const struct form_ctx *c = ctx;
+	unsigned row, col;
+	/* m8n8k4: table row l is quad-pair 0's lane (0-3, then 16-19) */
+	unsigned lane = c->fr->threads == 8 && l >= 4 ? l + 12 : l;
+	mmagen_status s = mmagen_frag_map(c->f, c->operand, lane, r, e, &row, &col);
+	if (s)
+		return s;
+	*index = row * c->fr->cols + col;
+	return MMAGEN_OK;
+}
+
+mmagen_status frag_table_form(struct kb *kb, const char *sym, const mmagen_form *f,
+			      int operand, const mmagen_frag *fr)
+{
+	struct form_ctx c = { f, operand, fr };
+	return frag_table(kb, sym, fr->threads, fr->regs, fr->elems, form_index, &c);
+}
+
+/* Address of this lane's table row in a fresh b64 register. */
+static kreg table_row(struct kb *kb, const struct frag_io *io)
+{
+	kreg t = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64), tb = kb_reg(kb, K_B64);
+	ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tcvt.u64.u32 $r, $r;\n"
+	       "\tmov.u64 $r, $s;\n\tadd.u64 $r, $r, $r;\n",
+	   t, io->lane, io->regs * io->elems * 4, x, t, tb, io->tab, tb, tb, x);
+	return tb;
+}
+
+/* idx = table entry `slot` (+ io->off); returns its bit offset in `bit`
+ * and the byte address in `addr`. */
+static void elem_addr(struct kb *kb, const struct frag_io *io, kreg tb, unsigned slot,
+		      kreg idx, kreg bit, kreg addr)
+{
+	kreg byte = kb_reg(kb, K_B32);
+	ke(kb, "\tld.const.u32 $r, [$r+$u];\n", idx, tb, slot * 4);
+	if (io->off.n)
+		ke(kb, "\tadd.u32 $r, $r, $r;\n", idx, idx, io->off);
+	ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tshr.u32 $r, $r, 3;\n"
+	       "\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+	   bit, idx, io->bits, byte, bit, addr, byte, addr, io->g, addr);
+}
+
+void frag_load(struct kb *kb, const struct frag_io *io, kreg dst)
+{
+	unsigned w = io->bits;
+	kreg tb = table_row(kb, io);
+	kreg idx = kb_reg(kb, K_B32), bit = kb_reg(kb, K_B32), v = kb_reg(kb, K_B32);
+	kreg sh = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16), addr = kb_reg(kb, K_B64);
+
+	assert(dst.n == io->regs);
+	for (unsigned r = 0; r < io->regs; r++) {
+		kreg d = kr_at(dst, r);
+		if (io->elems > 1)
+			ke(kb, "\tmov.b32 $r, 0;\n", d);
+		for (unsigned e = 0; e < io->elems; e++) {
+			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
+			if (io->elems == 1) {
+				ke(kb, "\tld.global.$s $r, [$r];\n", class_ptx[d.cls], d, addr);
+				continue;
+			}
+			ke(kb, "\tld.global.$s $r, [$r];\n\tcvt.u32.u16 $r, $r;\n",
+			   w == 16 ? "u16" : "u8", h, addr, v, h);
+			if (w < 8)   /* sub-byte: shift the element down, mask it */
+				ke(kb, "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n"
+				       "\tand.b32 $r, $r, $u;\n",
+				   sh, bit, v, v, sh, v, v, (1u << w) - 1);
+			if (e)
+				ke(kb, "\tshl.b32 $r, $r, $u;\n", v, v, e * w);
+			ke(kb, "\tor.b32 $r, $r, $r;\n", d, d, v);
+		}
+	}
+}
+
+/* "st.global.TYPE [addr], v;" under pred when it is given. */
+static void store_one(struct kb *kb, kreg pred, const char *type, kreg addr, kreg v)
+{
+	if (pred.n)
+		ke(kb, "\t@$r st.global.$s [$r], $r;\n", pred, type, addr, v);
+	else
+		ke(kb, "\tst.global.$s [$r], $r;\n", type, addr, v);
+}
+
+void frag_store(struct kb *kb, const struct frag_io *io, kreg src, kreg pred)
+{
+	kreg tb = table_row(kb, io);
+	kreg idx = kb_reg(kb, K_B32), bit = kb_reg(kb, K_B32), addr = kb_reg(kb, K_B64);
+	kreg h = kb_regs(kb, K_B16, 2);
+
+	assert(src.n == io->regs && (io->elems == 1 || io->bits == 16));
+	for (unsigned r = 0; r < io->regs; r++) {
+		kreg s = kr_at(src, r);
+		for (unsigned e = 0; e < io->elems; e++) {
+			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
+			if (io->elems == 1) {
+				store_one(kb, pred, class_ptx[s.cls], addr, s);
+				continue;
+			}
+			/* packed 16-bit pair: element e is half e of the register */
+			ke(kb, "\tmov.b32 $v, $r;\n", h, s);
+			store_one(kb, pred, "b16", addr, kr_at(h, e));
+		}
+	}
+}
+
+kreg frag_param_ptr(struct kb *kb, const char *param)
+{
+	kreg g = kb_reg(kb, K_B64);
+	ke(kb, "\tld.param.u64 $r, [$s];\n\tcvta.to.global.u64 $r, $r;\n", g, param, g, g);
+	return g;
+}
