@@ -499,6 +499,46 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
 			       const mmagen_tile_opts *o, mmagen_format fmt,
 			       char **out, size_t *len);
 
+/* ---- GEMM kernels (gen/gemm.c) ----
+ * D = alpha * A * B + beta * C, a whole kernel for any M, N, K.  Layouts
+ * name how A and B are stored, BLAS-style: "tn" is A row-major M x K and B
+ * column-major K x N (both K-major), the one layout every type has.  D and
+ * C are row-major M x N with leading dimensions ldd, ldc (elements). */
+enum { MMAGEN_GEMM_TN = 0, MMAGEN_GEMM_NN, MMAGEN_GEMM_NT, MMAGEN_GEMM_TT };
+
+typedef struct mmagen_gemm_request {
+	size_t size;          /* sizeof(mmagen_gemm_request): set by _init */
+	int target;
+	mmagen_type a, b;     /* element types of A and B */
+	mmagen_type acc;      /* accumulator; MMAGEN_TYPE_NONE: f32 */
+	mmagen_type out;      /* D (and C) */
+	unsigned layout;      /* MMAGEN_GEMM_* */
+	unsigned tile_m, tile_n, stages, group;  /* 0: the generator's choice */
+} mmagen_gemm_request;
+
+/* What a program needs to launch the kernel.  Parameters, in order:
+ * tensor_a, tensor_b (CUtensorMap, 128 bytes each, by value), d, c
+ * (u64 device addresses), m, n, k, ldd, ldc (u32), alpha, beta (f32).
+ * Grid: min(multiprocessors, ceil(M/tile_m) * ceil(N/tile_n)) x 1 x 1. */
+typedef struct mmagen_gemm_info {
+	size_t size;          /* sizeof(mmagen_gemm_info): set by the caller */
+	const char *kernel;   /* entry name */
+	unsigned block[3], cluster[3];
+	unsigned smem;        /* dynamic shared memory bytes */
+	unsigned tile_m, tile_n, tile_k, stages;
+	/* Tensor maps: A over dims {K, M}, B over dims {K, N} (innermost
+	 * first), boxes {tile_k, tile_m} and {tile_k, tile_n}, this swizzle
+	 * (bytes), out-of-bounds elements read as zero. */
+	unsigned box_a[2], box_b[2], swizzle;
+	unsigned elem_bytes_a, elem_bytes_b, elem_bytes_d;
+} mmagen_gemm_info;
+
+void mmagen_gemm_request_init(mmagen_gemm_request *r);
+mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out);
+/* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
+mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
+			       char **out, size_t *len);
+
 /* Write `len` bytes to path atomically (temporary file + rename); on error
  * nothing is left at path. */
 mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);

@@ -1,0 +1,144 @@
+/* gemm.c - the public entry points of whole GEMM kernels: the request,
+ * its checks, the manifest; the generators are kernel_gemm_*.c. */
+#include "gemm.h"
+
+#include <string.h>
+
+static const char *const layout_names[] = { "tn", "nn", "nt", "tt" };
+
+void mmagen_gemm_request_init(mmagen_gemm_request *r)
+{
+	memset(r, 0, sizeof *r);
+	r->size = sizeof *r;
+	r->target = -1;
+	r->layout = MMAGEN_GEMM_TN;
+}
+
+static int is_one_of(mmagen_type t, const mmagen_type *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == t)
+			return 1;
+	return 0;
+}
+
+static mmagen_status check(const mmagen_gemm_request *r, struct gemm_plan *g)
+{
+	static const mmagen_type inputs[] = { MMAGEN_BF16, MMAGEN_F16 };
+	static const mmagen_type outputs[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+
+	if (!r || r->size != sizeof *r)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"mmagen_gemm_request: initialise it with mmagen_gemm_request_init");
+	if (r->target < 0 || r->target >= mmagen_target_count())
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
+	if (strcmp(mmagen_target_name(r->target), "sm_90a"))
+		return mmagen_set_error(MMAGEN_TARGET,
+			"gemm runs on sm_90a (wgmma + TMA) for now, not %s; use --arch sm_90a",
+			mmagen_target_name(r->target));
+	if (!is_one_of(r->a, inputs, 2) || r->b != r->a)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm takes A and B both bf16 or both f16 for now (got %s and %s); use --a bf16 --b bf16",
+			mmagen_type_name(r->a), mmagen_type_name(r->b));
+	if (r->acc && r->acc != MMAGEN_F32)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm accumulates in f32 for now (got %s); use --acc f32", mmagen_type_name(r->acc));
+	if (!is_one_of(r->out, outputs, 3))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm writes D as bf16, f16 or f32 (got %s); use --out bf16",
+			mmagen_type_name(r->out));
+	if (r->layout != MMAGEN_GEMM_TN)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm layout %s is not generated yet; use tn (A row-major, B column-major)",
+			r->layout < 4 ? layout_names[r->layout] : "?");
+	return gemm_plan_sm90(r, g);
+}
+
+static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
+{
+	size_t size = i->size;
+	memset(i, 0, sizeof *i);
+	i->size = size;
+	i->kernel = GEMM_KERNEL_NAME;
+	i->block[0] = 384;
+	i->block[1] = i->block[2] = 1;
+	i->cluster[0] = i->cluster[1] = i->cluster[2] = 1;
+	i->smem = g->smem;
+	i->tile_m = g->bm;
+	i->tile_n = g->bn;
+	i->tile_k = g->bk;
+	i->stages = g->stages;
+	i->box_a[0] = i->box_b[0] = g->bk;
+	i->box_a[1] = g->bm;
+	i->box_b[1] = g->bn;
+	i->swizzle = 128;
+	i->elem_bytes_a = mmagen_type_bits(g->req.a) / 8;
+	i->elem_bytes_b = mmagen_type_bits(g->req.b) / 8;
+	i->elem_bytes_d = mmagen_type_bits(g->req.out) / 8;
+}
+
+mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out)
+{
+	struct gemm_plan g;
+	mmagen_status s;
+	if (!out || out->size != sizeof *out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"mmagen_gemm_info: set its size to sizeof(mmagen_gemm_info)");
+	if ((s = check(r, &g)))
+		return s;
+	fill_info(&g, out);
+	return MMAGEN_OK;
+}
+
+static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i)
+{
+	char op[256];
+	emitf(b, "{\n  \"kernel\": \"$s\",\n  \"target\": \"$s\",\n  \"instruction\": \"$s\",\n"
+		 "  \"a\": \"$t\", \"b\": \"$t\", \"acc\": \"$t\", \"out\": \"$t\", \"layout\": \"$s\",\n",
+	      i->kernel, mmagen_target_name(g->req.target),
+	      mmagen_form_opcode(g->form, op, sizeof op), g->req.a, g->req.b, g->acc,
+	      g->req.out, layout_names[g->req.layout]);
+	emitf(b, "  \"block\": [$u, $u, $u],\n  \"cluster\": [$u, $u, $u],\n"
+		 "  \"grid\": \"min(multiprocessors, ceil(M/$u) * ceil(N/$u)) x 1 x 1\",\n"
+		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n",
+	      i->block[0], i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2],
+	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);
+	emitf(b, "  \"params\": [\n"
+		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
+		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"N\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
+		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
+		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
+		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
+		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
+		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}\n  ],\n",
+	      i->box_a[0], i->box_a[1], i->swizzle, i->elem_bytes_a,
+	      i->box_b[0], i->box_b[1], i->swizzle, i->elem_bytes_b);
+	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, row stride (K * elem_bytes) a multiple of 16\","
+		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"]\n}\n");
+}
+
+mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
+			       char **out, size_t *len)
+{
+	struct gemm_plan g;
+	mmagen_gemm_info info = { .size = sizeof info };
+	struct buf b;
+	mmagen_status s;
+
+	if (!out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_gemm_emit: NULL argument");
+	if ((s = check(r, &g)))
+		return s;
+	if (fmt != MMAGEN_FMT_PTX && fmt != MMAGEN_FMT_JSON)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"a GEMM is written as ptx (the kernel) or json (its manifest)");
+	fill_info(&g, &info);
+	buf_init(&b);
+	if (fmt == MMAGEN_FMT_JSON)
+		emit_json(&b, &g, &info);
+	else if ((s = gemm_emit_sm90(&g, &b))) {
+		buf_free(&b);
+		return s;
+	}
+	return buf_finish(&b, out, len);
+}

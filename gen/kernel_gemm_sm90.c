@@ -1,0 +1,306 @@
+/* kernel_gemm_sm90.c - the sm_90a GEMM: wgmma + TMA + mbarriers, a
+ * producer warpgroup and two consumer warpgroups, persistent over tiles
+ * (templates/gemm_sm90.ptx.in says how the kernel runs).
+ *
+ * The C side decides the tile and the instruction from the table, and
+ * writes what the template cannot: the wgmma sequence of one K block and
+ * the epilogue, which names each of the accumulator registers. */
+#include "gemm.h"
+
+#include <string.h>
+
+#define GEMM_THREADS 384        /* producer + two consumer warpgroups */
+#define GEMM_BM 128             /* two consumer warpgroups of 64 rows */
+#define SWIZZLE_BYTES 128       /* one K block = one 128-byte swizzle row */
+#define PRODUCER_REGS 40
+#define CONSUMER_REGS 232       /* 40*128 + 232*256 <= 64K registers */
+#define SMEM_LIMIT (227u * 1024u)
+
+static unsigned log2u(unsigned v)
+{
+	unsigned l = 0;
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
+/* The wgmma form for one K step: m64 n<bn> k<16/8/32>, A and B from
+ * shared memory, accumulating in acc. */
+static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **out)
+{
+	mmagen_request r;
+	mmagen_request_init(&r);
+	r.target = g->req.target;
+	r.family = MMAGEN_FAM_WGMMA;
+	r.sparse = MMAGEN_SPARSE_NONE;
+	r.m = 64;
+	r.n = g->bn;
+	r.k = g->mma_k;
+	r.a = g->req.a;
+	r.b = g->req.b;
+	r.c = r.d = g->acc;
+	r.asrc = MMAGEN_ASRC_SMEM;
+	return mmagen_select(&r, out);
+}
+
+mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g)
+{
+	unsigned abits = mmagen_type_bits(req->a);
+	mmagen_status s;
+
+	memset(g, 0, sizeof *g);
+	g->req = *req;
+	g->acc = req->acc ? req->acc : MMAGEN_F32;
+	g->bm = GEMM_BM;
+	g->bn = req->tile_n ? req->tile_n : 256;
+	g->bk = SWIZZLE_BYTES * 8 / abits;
+	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
+	g->stages = req->stages ? req->stages : 4;
+	g->group = req->group ? req->group : 8;
+	if (req->tile_m && req->tile_m != GEMM_BM)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"the sm_90a GEMM tile has M = %u (two consumer warpgroups of 64 rows), not %u",
+			GEMM_BM, req->tile_m);
+	if (g->bn % 16 || g->bn < 16 || g->bn > 256)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"tile N is a multiple of 16 from 16 to 256 (wgmma's N), not %u", g->bn);
+	if ((s = gemm_form(g, &g->form)))
+		return s;
+	g->a_stage = g->bm * SWIZZLE_BYTES;
+	g->b_stage = g->bn * SWIZZLE_BYTES;
+	g->smem = g->stages * (g->a_stage + g->b_stage) + 2 * 8 * g->stages;
+	if (g->stages < 2 || g->smem > SMEM_LIMIT)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
+			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT,
+			(SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16));
+	return MMAGEN_OK;
+}
+
+/* One K block: mma_per_kblock wgmma, each 32 bytes further along K in the
+ * swizzled rows (the descriptor's start address in 16-byte units). */
+static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *in,
+			kreg da, kreg db, kreg accumulate, kreg always)
+{
+	struct operand *oa = tile_find_op(in, "da"), *ob = tile_find_op(in, "db");
+	struct operand *sd = tile_find_op(in, "sd");
+	unsigned steps = g->bk / g->mma_k;
+
+	memset(in->pre, 0, sizeof in->pre);     /* the template fences and commits */
+	memset(in->post, 0, sizeof in->post);
+	for (unsigned i = 0; i < steps; i++) {
+		if (i) {
+			oa->reg = kb_reg(kb, K_B64);
+			ob->reg = kb_reg(kb, K_B64);
+			ke(kb, "\tadd.s64 $r, $r, $u;\n\tadd.s64 $r, $r, $u;\n",
+			   oa->reg, da, 2 * i, ob->reg, db, 2 * i);
+		} else {
+			oa->reg = da;
+			ob->reg = db;
+		}
+		sd->reg = i ? always : accumulate;
+		emit_instruction(kb_buf(kb), g->form, in);
+	}
+}
+
+/* Per-thread values the epilogue needs, loaded once. */
+struct ep {
+	kreg gd, gc, m, n, ldd, ldc, alpha, beta, has_c;
+	kreg row, col;
+	unsigned esize;           /* bytes of a D (and C) element */
+};
+
+static void emit_epilogue_setup(struct kb *kb, struct ep *e)
+{
+	e->gd = frag_param_ptr(kb, "pd");
+	e->gc = frag_param_ptr(kb, "pc");
+	e->m = kb_reg(kb, K_B32);
+	e->n = kb_reg(kb, K_B32);
+	e->ldd = kb_reg(kb, K_B32);
+	e->ldc = kb_reg(kb, K_B32);
+	e->alpha = kb_reg(kb, K_F32);
+	e->beta = kb_reg(kb, K_F32);
+	e->has_c = kb_reg(kb, K_PRED);
+	ke(kb, "\tld.param.u32 $r, [pm];\n\tld.param.u32 $r, [pn];\n"
+	       "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
+	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
+	       "\tsetp.ne.f32 $r, $r, 0f00000000;\n",
+	   e->m, e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
+}
+
+/* Address of (row, col) in a row-major matrix at g with leading
+ * dimension ld, into a fresh register. */
+static kreg elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize)
+{
+	kreg a = kb_reg(kb, K_B64), c = kb_reg(kb, K_B64);
+	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+	       "\tshl.b64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
+	   a, row, ld, c, col, a, a, c, a, a, log2u(esize), a, a, g);
+	return a;
+}
+
+/* The output conversion of a pair (lo, hi) and of one value. */
+static void store_pair(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off,
+		       kreg lo, kreg hi)
+{
+	if (out == MMAGEN_F32) {
+		ke(kb, "\t@$r st.global.v2.f32 [$r+$u], {$r, $r};\n", p, addr, off, lo, hi);
+		return;
+	}
+	kreg w = kb_reg(kb, K_B32);
+	ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\t@$r st.global.b32 [$r+$u], $r;\n",
+	   out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, hi, lo, p, addr, off, w);
+}
+
+static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off, kreg v)
+{
+	if (out == MMAGEN_F32) {
+		ke(kb, "\t@$r st.global.f32 [$r+$u], $r;\n", p, addr, off, v);
+		return;
+	}
+	kreg h = kb_reg(kb, K_B16);
+	ke(kb, "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
+	   out, h, v, p, addr, off, h);
+}
+
+/* v += beta * C(addr+off), element e of a pair, under p. */
+static void add_c(struct kb *kb, const struct ep *e, mmagen_type t, kreg p, kreg addr,
+		  unsigned off, kreg v)
+{
+	kreg c = kb_reg(kb, K_F32);
+	ke(kb, "\tmov.f32 $r, 0f00000000;\n", c);
+	if (t == MMAGEN_F32) {
+		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, c, addr, off);
+	} else {
+		kreg h = kb_reg(kb, K_B16);
+		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.$t $r, $r;\n",
+		   h, p, h, addr, off, t, c, h);
+	}
+	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, c, v);
+}
+
+/* D for this thread's accumulators (wgmma m64nN layout: register 4j+2h+i
+ * is row + 8h, column col + 8j + i), with or without beta * C.  Pairs
+ * inside N are stored whole; a pair that N cuts is stored as one value. */
+static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struct ep *e,
+			   kreg acc, int with_c)
+{
+	mmagen_type out = g->req.out;
+	kreg row[2] = { e->row, kb_reg(kb, K_B32) };
+	kreg prow[2] = { kb_reg(kb, K_PRED), kb_reg(kb, K_PRED) };
+	kreg ad[2], ac[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
+	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
+	kreg v = kb_regs(kb, K_F32, 2);
+	unsigned es = e->esize;
+
+	ke(kb, "\tadd.u32 $r, $r, 8;\n\tsetp.lt.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n",
+	   row[1], row[0], prow[0], row[0], e->m, prow[1], row[1], e->m);
+	for (int h = 0; h < 2; h++) {
+		ad[h] = elem_addr(kb, e->gd, row[h], e->col, e->ldd, es);
+		if (with_c)
+			ac[h] = elem_addr(kb, e->gc, row[h], e->col, e->ldc, es);
+	}
+	for (unsigned j = 0; j < g->bn / 8; j++) {
+		/* columns col+8j (pin1) and col+8j+1 (pin2) inside N? */
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
+		       "\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
+		   cj, e->col, 8 * j, pin1, cj, e->n, cj, cj, pin2, cj, e->n);
+		for (unsigned h = 0; h < 2; h++) {
+			unsigned off = 8 * j * es;
+			/* p0: element 0 inside, p1: both, ps: only element 0 */
+			ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
+			       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
+			   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
+			for (unsigned i = 0; i < 2; i++)
+				ke(kb, "\tmul.f32 $r, $r, $r;\n", kr_at(v, i), e->alpha,
+				   kr_at(acc, 4 * j + 2 * h + i));
+			if (with_c) {
+				add_c(kb, e, out, p0, ac[h], off, kr_at(v, 0));
+				add_c(kb, e, out, p1, ac[h], off + es, kr_at(v, 1));
+			}
+			store_pair(kb, out, p1, ad[h], off, kr_at(v, 0), kr_at(v, 1));
+			store_one(kb, out, ps, ad[h], off, kr_at(v, 0));
+		}
+	}
+}
+
+static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e, kreg acc)
+{
+	kreg no_c = kb_label(kb), done = kb_label(kb);
+	ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
+	emit_store_all(kb, g, e, acc, 1);
+	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
+	emit_store_all(kb, g, e, acc, 0);
+	ke(kb, "$r:\n", done);
+}
+
+static void set_sizes(struct kb *kb, const struct gemm_plan *g)
+{
+	kb_set(kb, "bm", "$u", g->bm);
+	kb_set(kb, "bn", "$u", g->bn);
+	kb_set(kb, "bk", "$u", g->bk);
+	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
+	kb_set(kb, "bn_log2", "$u", log2u(g->bn));
+	kb_set(kb, "bk_log2", "$u", log2u(g->bk));
+	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
+	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
+	kb_set(kb, "bk_minus_1", "$u", g->bk - 1);
+	kb_set(kb, "stages", "$u", g->stages);
+	kb_set(kb, "stages_minus_1", "$u", g->stages - 1);
+	kb_set(kb, "stages_x8", "$u", 8 * g->stages);
+	kb_set(kb, "group", "$u", g->group);
+	kb_set(kb, "b_offset", "$u", g->stages * g->a_stage);
+	kb_set(kb, "bar_offset", "$u", g->stages * (g->a_stage + g->b_stage));
+	kb_set(kb, "stage_bytes", "$u", g->a_stage + g->b_stage);
+	kb_set(kb, "a_stage_bytes", "$u", g->a_stage);
+	kb_set(kb, "b_stage_bytes", "$u", g->b_stage);
+	kb_set(kb, "a_stage_units", "$u", g->a_stage / 16);
+	kb_set(kb, "b_stage_units", "$u", g->b_stage / 16);
+	kb_set(kb, "a_wg_bytes", "$u", 64 * SWIZZLE_BYTES);
+	kb_set(kb, "consumer_warps", "$u", 8u);
+	kb_set(kb, "producer_regs", "$u", PRODUCER_REGS);
+	kb_set(kb, "consumer_regs", "$u", CONSUMER_REGS);
+	/* K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (SBO),
+	 * LBO unused (16) */
+	uint64_t desc = mmagen_wgmma_desc(0, 16, 8 * SWIZZLE_BYTES, 0, SWIZZLE_BYTES);
+	kb_set(kb, "desc_a_bits", "$X", desc);
+	kb_set(kb, "desc_b_bits", "$X", desc);
+}
+
+mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
+{
+	struct kb kb;
+	struct instr in;
+	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8 };
+	char op[256];
+
+	kb_init(&kb, "gemm_sm90");
+	instr_of(g->form, &in);
+	kb_bind(&kb, &in);
+	kb_set(&kb, "kernel", "$s", GEMM_KERNEL_NAME);
+	kb_set(&kb, "arch", "$s", mmagen_target_name(g->req.target));
+	kb_set(&kb, "a_type", "$t", g->req.a);
+	kb_set(&kb, "b_type", "$t", g->req.b);
+	kb_set(&kb, "d_type", "$t", g->req.out);
+	kb_set(&kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
+	kb_set(&kb, "mma_per_kblock", "$u", g->bk / g->mma_k);
+	set_sizes(&kb, g);
+	kb_at(&kb, "header");
+	/* setmaxnreg and cvta.param need PTX 8.0 */
+	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);
+	emit_header(kb_buf(&kb), g->req.target, v < 80 ? 80 : v);
+	kreg da = kb_slot_reg(&kb, "da", K_B64), db = kb_slot_reg(&kb, "db", K_B64);
+	kreg accumulate = kb_slot_reg(&kb, "accumulate", K_PRED);
+	kreg always = kb_reg(&kb, K_PRED);
+	e.row = kb_slot_reg(&kb, "row", K_B32);
+	e.col = kb_slot_reg(&kb, "col", K_B32);
+	kb_at(&kb, "epilogue_setup");
+	emit_epilogue_setup(&kb, &e);
+	ke(&kb, "\tsetp.eq.u32 $r, 0, 0;\n", always);
+	kb_at(&kb, "mma");
+	emit_kblock(&kb, g, &in, da, db, accumulate, always);
+	kb_at(&kb, "epilogue");
+	emit_epilogue(&kb, g, &e, tile_find_op(&in, "d")->reg);
+	return kb_render(&kb, out);
+}
