@@ -7,11 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do { \
-	if (cond) { passed++; } else { failed++; printf("FAIL: " __VA_ARGS__); putchar('\n'); } \
-} while (0)
+#include "check.h"
 
 static void test_no_duplicates(void)
 {
@@ -54,7 +50,7 @@ static void test_every_form_sane(void)
 			return;
 		}
 	}
-	CHECK(1, "");
+	CHECK(1, "every form has a target, an opcode and types");
 }
 
 static void request_of(const mmagen_form *f, int t, mmagen_request *r)
@@ -256,6 +252,5 @@ int main(int argc, char **argv)
 	test_rules_agree_with_table();
 	test_seed_rows(argv[1]);
 	test_selection();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }
