@@ -122,8 +122,9 @@ static unsigned nearest_n(const struct shape_rule *r, unsigned n)
 /* "kind::f16 .ws .sp with cta_group::1" */
 static void rule_name(char *s, size_t len, const mmagen_form *f)
 {
-	snprintf(s, len, "tcgen05 kind::%s%s%s with cta_group::%u", kind_names[f->kind],
-		 f->ws ? " .ws" : "", f->sparse ? " .sp" : "", f->cta_group);
+	snprintf(s, len, "tcgen05 kind::%s%s%s%s with cta_group::%u", kind_names[f->kind],
+		 f->ws ? " .ws" : "", f->sparse ? " .sp" : "", f->ashift ? " .ashift" : "",
+		 f->cta_group);
 }
 
 mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n)
@@ -149,7 +150,7 @@ mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n
 	}
 	/* ISA tcgen05.mma: .ashift "can only be used with M = 128 or M = 256" */
 	if (f->ashift && m != 128 && m != 256)
-		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s .ashift takes M 128 or 256 (got %u)",
+		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s takes M 128 or 256 (got %u)",
 					name, m);
 	if (!n_legal(r, n)) {
 		describe_n(what, sizeof what, r);

@@ -173,7 +173,7 @@ static void test_ashift(void)
 		      i, m1, mmagen_last_error());
 		if (m0 != 128) {
 			CHECK(mmagen_tc_check_shape(f, m0, n) == MMAGEN_ILLEGAL_FORM &&
-			      strstr(mmagen_last_error(), ".ashift takes M 128 or 256 (got 64)"),
+			      strstr(mmagen_last_error(), ".ashift with cta_group::1 takes M 128 or 256 (got 64)"),
 			      "form %zu: .ashift with M 64: %s", i, mmagen_last_error());
 		} else {
 			CHECK(mmagen_tc_check_shape(f, m0, n) == MMAGEN_OK,
