@@ -1,6 +1,6 @@
 /* emit_tcgen05.c - tcgen05.mma: opcode text and operands.
  *
- * tcgen05.mma{.sp}{.ws}.cta_group::N.kind::K{.block_scale}{.scale_vec::NX}
+ * tcgen05.mma{.sp}{.ws}.cta_group::N.kind::K{.ashift}{.block_scale}{.scale_vec::NX}
  *   [d-tmem], a-desc|[a-tmem], b-desc, {[sp-meta-tmem],} idesc,
  *   {[scale-A-tmem], [scale-B-tmem],} enable-input-d
  * M and N live in the instruction descriptor (idesc), not in the opcode;
@@ -22,6 +22,8 @@ static void tc_opcode(const mmagen_form *f, struct buf *b)
 	if (f->sparse)
 		buf_puts(b, ".sp");
 	emitf(b, ".cta_group::$u.kind::$s", f->cta_group, kind_names[f->kind]);
+	if (f->ashift)
+		buf_puts(b, ".ashift");
 	if (f->block_scale)
 		buf_puts(b, ".block_scale");
 	if (f->scale_vec >= 16)

@@ -235,7 +235,7 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 	ke(kb, "$r:\n", done);
 }
 
-static void set_sizes(struct kb *kb, const struct gemm_plan *g)
+static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 {
 	kb_set(kb, "bm", "$u", g->bm);
 	kb_set(kb, "bn", "$u", g->bn);
@@ -263,9 +263,12 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "consumer_regs", "$u", CONSUMER_REGS);
 	/* K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (SBO),
 	 * LBO unused (16) */
-	uint64_t desc = mmagen_wgmma_desc(0, 16, 8 * SWIZZLE_BYTES, 0, SWIZZLE_BYTES);
+	mmagen_wgmma_sdesc sd = { .lbo = 16, .sbo = 8 * SWIZZLE_BYTES, .swizzle = SWIZZLE_BYTES };
+	uint64_t desc = 0;
+	mmagen_status s = mmagen_wgmma_sdesc_encode(&sd, &desc);
 	kb_set(kb, "desc_a_bits", "$X", desc);
 	kb_set(kb, "desc_b_bits", "$X", desc);
+	return s;
 }
 
 mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
@@ -285,7 +288,11 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	kb_set(&kb, "d_type", "$t", g->req.out);
 	kb_set(&kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
 	kb_set(&kb, "mma_per_kblock", "$u", g->bk / g->mma_k);
-	set_sizes(&kb, g);
+	mmagen_status s = set_sizes(&kb, g);
+	if (s) {
+		kb_free(&kb);
+		return s;
+	}
 	kb_at(&kb, "header");
 	/* setmaxnreg and cvta.param need PTX 8.0 */
 	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);

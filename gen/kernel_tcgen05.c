@@ -37,6 +37,7 @@
 #include "kernel_legacy.h"
 #include "tcgen05.h"
 
+#include <assert.h>
 #include <string.h>
 
 enum { DP_A, DP_B, DP_C, DP_D, DP_E, DP_F, DP_G };
@@ -437,25 +438,21 @@ static void emit_desc(struct buf *b, const char *reg, unsigned off, uint32_t lbo
 {
 	mmagen_tc_sdesc d = { .lbo = lbo, .sbo = sbo, .swizzle = sw };
 	uint64_t w = 0;
-	mmagen_tc_smem_desc(&d, &w);   /* start 0: the constant part */
+	mmagen_status s = mmagen_tc_sdesc_encode(&d, &w);   /* start 0: the constant part */
+	assert(s == MMAGEN_OK);   /* the plan's own offsets */
+	(void)s;
 	emitf(b, "\tadd.u32 %t0, %sb, $u;\n\tshr.u32 %t0, %t0, 4;\n\tand.b32 %t0, %t0, 16383;\n"
 		 "\tor.b32 %t0, %t0, $x;\n\tmov.u32 %t1, $x;\n\tmov.b64 $s, {%t0, %t1};\n",
 	      off, (unsigned)w, (unsigned)(w >> 32), reg);
-}
-
-static unsigned sw_code(unsigned bytes)
-{
-	return bytes == 128 ? MMAGEN_TC_SW_128B : bytes == 64 ? MMAGEN_TC_SW_64B :
-	       bytes == 32 ? MMAGEN_TC_SW_32B : MMAGEN_TC_SW_NONE;
 }
 
 static void emit_operand_desc(struct buf *b, const struct plan *p, const char *reg,
 			      unsigned off, unsigned kc)
 {
 	if (p->swz)   /* K-major swizzled: LBO unused ("assumed 1") */
-		emit_desc(b, reg, off, 16, 8 * p->swz, sw_code(p->swz));
+		emit_desc(b, reg, off, 16, 8 * p->swz, p->swz);
 	else
-		emit_desc(b, reg, off, 128, 128 * kc, MMAGEN_TC_SW_NONE);
+		emit_desc(b, reg, off, 128, 128 * kc, MMAGEN_SWIZZLE_NONE);
 }
 
 /* The elected thread: descriptors, scale factors, the mma, the commit. */
@@ -477,7 +474,7 @@ static void emit_issue(struct buf *b, const struct plan *p, const struct instr *
 		emitf(b, "\tadd.u32 %rsat, %taddr, $u;\n\tadd.u32 %rsbt, %taddr, $u;\n",
 		      p->sfa_col, p->sfb_col);
 		for (unsigned q = 0; q <= p->sfb_chunks; q++) {
-			emit_desc(b, "%sfd", p->sf_off + 512 * q, 128, 128, MMAGEN_TC_SW_NONE);
+			emit_desc(b, "%sfd", p->sf_off + 512 * q, 128, 128, MMAGEN_SWIZZLE_NONE);
 			emitf(b, "\tadd.u32 %ta, %taddr, $u;\n", q ? p->sfb_col + 4 * (q - 1) : p->sfa_col);
 			tc_emit_cp_32x128b(b, p->cg, "%ta", "%sfd");
 		}

@@ -392,8 +392,11 @@ static mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
 	for (int i = 0; i < 2; i++) {
 		if (i == 0 && w.amma)
 			continue;
-		uint64_t bits = mmagen_wgmma_desc(0, ds[i].l->lbo, ds[i].l->sbo, 0,
-						  ds[i].l->swizzle);
+		mmagen_wgmma_sdesc sd = { .lbo = ds[i].l->lbo, .sbo = ds[i].l->sbo,
+					  .swizzle = ds[i].l->swizzle };
+		uint64_t bits = 0;
+		if ((s = mmagen_wgmma_sdesc_encode(&sd, &bits)))
+			return s;
 		emitf(b, "\tmov.u32 %t0, $s;\n\tand.b32 %t0, %t0, 262143;\n\tshr.u32 %t0, %t0, 4;\n"
 			 "\tcvt.u64.u32 %$s, %t0;\n", ds[i].sym, ds[i].reg);
 		char hex[40];

@@ -13,7 +13,7 @@ void mmagen_request_init(mmagen_request *r)
 	r->a = r->b = r->c = r->d = r->alayout = r->blayout = MMAGEN_ANY;
 	r->satfinite = r->bitop = r->kind = r->block_scale = MMAGEN_ANY;
 	r->scale_vec = r->stype = r->cta_group = r->ws = r->asrc = MMAGEN_ANY;
-	r->rnd = r->num = r->trans = r->ldtype = MMAGEN_ANY;
+	r->rnd = r->num = r->trans = r->ldtype = r->ashift = MMAGEN_ANY;
 }
 
 /* X(field): every request field that a form has too. */
@@ -21,7 +21,7 @@ void mmagen_request_init(mmagen_request *r)
 	X(family) X(sparse) X(m) X(n) X(k) X(a) X(b) X(c) X(d) X(alayout)   \
 	X(blayout) X(satfinite) X(bitop) X(kind) X(block_scale)             \
 	X(scale_vec) X(stype) X(cta_group) X(ws) X(asrc) X(rnd) X(num)      \
-	X(trans) X(ldtype)
+	X(trans) X(ldtype) X(ashift)
 
 enum {
 #define X(f) FIELD_##f,
@@ -292,7 +292,7 @@ static mmagen_status explain(const mmagen_request *r)
 static int extras(const mmagen_form *f)
 {
 	return f->satfinite + (f->bitop && f->a != MMAGEN_B1) + (f->kind != 0 &&
-		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0);
+		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0) + f->ashift;
 }
 
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out)

@@ -1,12 +1,12 @@
-/* smem.c - canonical K-major shared-memory layouts for wgmma and the sm_90
- * matrix descriptor.
+/* smem.c - canonical shared-memory layouts for wgmma and the sm_90
+ * matrix descriptor (under the descriptor convention of desc.h).
  *
  * No swizzle ("interleave"): 8x16-byte core matrices, each 128 contiguous
  * bytes; the next core matrix along K is LBO bytes away, the next 8-row
  * group SBO bytes.  Swizzle W (32/64/128 bytes): rows of W bytes, 8-row
  * atoms of 8*W bytes (SBO), and inside an atom the 16-byte chunk index is
  * XORed with address bits 7.. (CuTe's Swizzle<log2(W/16), 4, 3>). */
-#include "internal.h"
+#include "desc.h"
 
 static unsigned swz(unsigned x, unsigned w)
 {
@@ -141,13 +141,53 @@ void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
 	*kbyte = katom * l->swizzle + x % l->swizzle;
 }
 
-uint64_t mmagen_wgmma_desc(uint32_t smem_addr, unsigned lbo, unsigned sbo,
-			   unsigned base_offset, unsigned swizzle)
+/* ---- the sm_90 wgmma matrix descriptor (PTX ISA "Matrix Descriptor
+ * Format"; desc.h gives the columns) ---- */
+static const struct desc_code wgmma_swizzle_codes[] = {
+	{ MMAGEN_SWIZZLE_NONE, 0 }, { MMAGEN_SWIZZLE_32B, 3 },
+	{ MMAGEN_SWIZZLE_64B, 2 }, { MMAGEN_SWIZZLE_128B, 1 },
+};
+
+enum { WD_START, WD_LBO, WD_SBO, WD_BASE, WD_SWIZZLE, WD_N };
+
+static const struct desc_field wgmma_fields[WD_N] = {
+	/*                  name            lo  width shift */
+	[WD_START]   = { "start address", 0, 14, 4, NULL, 0 },
+	[WD_LBO]     = { "LBO", 16, 14, 4, NULL, 0 },
+	[WD_SBO]     = { "SBO", 32, 14, 4, NULL, 0 },
+	[WD_BASE]    = { "base offset", 49, 3, 0, NULL, 0 },
+	[WD_SWIZZLE] = { "swizzle", 62, 2, 0, DESC_CODES(wgmma_swizzle_codes) },
+};
+
+static const struct desc_spec wgmma_spec = {
+	"sm_90 wgmma smem descriptor", wgmma_fields, WD_N, 0,
+};
+
+mmagen_status mmagen_wgmma_sdesc_encode(const mmagen_wgmma_sdesc *d, uint64_t *out)
 {
-	uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-	return (uint64_t)((smem_addr & 0x3FFFF) >> 4) |
-	       (uint64_t)((lbo >> 4) & 0x3FFF) << 16 |
-	       (uint64_t)((sbo >> 4) & 0x3FFF) << 32 |
-	       (uint64_t)(base_offset & 7) << 49 |
-	       mode << 62;
+	if (!d || !out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+					"mmagen_wgmma_sdesc_encode: NULL argument");
+	const uint64_t v[WD_N] = {
+		[WD_START] = d->start, [WD_LBO] = d->lbo, [WD_SBO] = d->sbo,
+		[WD_BASE] = d->base_offset, [WD_SWIZZLE] = d->swizzle,
+	};
+	return desc_pack(&wgmma_spec, v, out);
+}
+
+mmagen_status mmagen_wgmma_sdesc_decode(uint64_t w, mmagen_wgmma_sdesc *out)
+{
+	uint64_t v[WD_N];
+	mmagen_status s;
+	if (!out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+					"mmagen_wgmma_sdesc_decode: NULL argument");
+	if ((s = desc_unpack(&wgmma_spec, w, v)))
+		return s;
+	out->start = (uint32_t)v[WD_START];
+	out->lbo = (uint32_t)v[WD_LBO];
+	out->sbo = (uint32_t)v[WD_SBO];
+	out->base_offset = (unsigned)v[WD_BASE];
+	out->swizzle = (unsigned)v[WD_SWIZZLE];
+	return MMAGEN_OK;
 }

@@ -99,6 +99,7 @@ int form_apply_token(mmagen_form *f, const char *t, size_t n)
 	if (tok_is(t, n, "cta1")) { f->cta_group = 1; return 0; }
 	if (tok_is(t, n, "cta2")) { f->cta_group = 2; return 0; }
 	if (tok_is(t, n, "ws")) { f->ws = 1; return 0; }
+	if (tok_is(t, n, "ashift")) { f->ashift = 1; return 0; }
 	if (tok_is(t, n, "areg")) { f->asrc = MMAGEN_ASRC_REG; return 0; }
 	if (tok_is(t, n, "asmem")) { f->asrc = MMAGEN_ASRC_SMEM; return 0; }
 	if (tok_is(t, n, "atmem")) { f->asrc = MMAGEN_ASRC_TMEM; return 0; }

@@ -8,9 +8,11 @@
  * words are checked only against those tables (tests/unit/test_tcgen05.c).
  */
 #include "tcgen05.h"
+#include "desc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define KBIT(k) (1u << MMAGEN_KIND_##k)
 #define K_STD (KBIT(F16) | KBIT(TF32) | KBIT(F8F6F4))
@@ -120,8 +122,9 @@ static unsigned nearest_n(const struct shape_rule *r, unsigned n)
 /* "kind::f16 .ws .sp with cta_group::1" */
 static void rule_name(char *s, size_t len, const mmagen_form *f)
 {
-	snprintf(s, len, "tcgen05 kind::%s%s%s with cta_group::%u", kind_names[f->kind],
-		 f->ws ? " .ws" : "", f->sparse ? " .sp" : "", f->cta_group);
+	snprintf(s, len, "tcgen05 kind::%s%s%s%s with cta_group::%u", kind_names[f->kind],
+		 f->ws ? " .ws" : "", f->sparse ? " .sp" : "", f->ashift ? " .ashift" : "",
+		 f->cta_group);
 }
 
 mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n)
@@ -145,6 +148,10 @@ mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n
 		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s takes M %s (got %u)",
 					name, what, m);
 	}
+	/* ISA tcgen05.mma: .ashift "can only be used with M = 128 or M = 256" */
+	if (f->ashift && m != 128 && m != 256)
+		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s takes M 128 or 256 (got %u)",
+					name, m);
 	if (!n_legal(r, n)) {
 		describe_n(what, sizeof what, r);
 		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s takes N %s (got %u, nearest %u)",
@@ -201,32 +208,53 @@ unsigned tc_scale_count(const mmagen_form *f)
 	return block_scaled(f->kind) ? scale_count(f) : 0;
 }
 
+/* The sparsity selector (idesc bits of SEL below) picks where in Tensor
+ * Memory the metadata is read (PTX ISA 9.1, 9.7.16.10.8.4 "Sparsity
+ * selector"):
+ *   .sp kind::f16, kind::tf32: 0..3, each value selecting sub-columns of
+ *     the metadata (sections .4.1-.4.4, Figures 262-265 for M = 64 and
+ *     M = 128/256; the text puts no other bound on the value);
+ *   .sp kind::i8, kind::f8f6f4: "must be 0" (sections .4.5, .4.6);
+ *   block-scaled kinds: "assumed to be 0" (same sections): 0 here;
+ *   dense forms have no metadata: 0. */
+static mmagen_status check_sparse_sel(const mmagen_form *f, unsigned sel, const char *name)
+{
+	int any = f->sparse && (f->kind == MMAGEN_KIND_F16 || f->kind == MMAGEN_KIND_TF32);
+	if (sel == 0 || (any && sel <= 3))
+		return MMAGEN_OK;
+	if (any)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"%s takes sparsity selector 0..3 (got %u, nearest 3)", name, sel);
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+		"%s takes sparsity selector 0 (got %u): %s", name, sel,
+		!f->sparse ? "dense forms have no metadata" :
+		block_scaled(f->kind) ? "the ISA assumes 0 for block-scaled kinds" :
+		"the ISA requires 0 for .sp kind::i8 and kind::f8f6f4");
+}
+
+/* Rules between fields and the form; the field tables below check that
+ * each value fits. */
 static mmagen_status check_params(const mmagen_form *f, const mmagen_tc_idesc *p,
 				  const char *name)
 {
 	int bs = block_scaled(f->kind);
+	mmagen_status s;
 	if ((p->neg_a || p->neg_b) && f->kind == MMAGEN_KIND_I8)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%s cannot negate A or B (the negate bits must be 0)", name);
 	if (p->saturate && f->kind != MMAGEN_KIND_I8)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%s has no saturate bit (kind::i8 only)", name);
-	if (p->sparse_sel > 3 || (p->sparse_sel && (!f->sparse || bs)))
+	if ((s = check_sparse_sel(f, p->sparse_sel, name)))
+		return s;
+	if (p->max_shift && !f->ws)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"%s takes sparsity selector 0 (got %u; 0..3 only for sparse, non-block-scaled kinds)",
-			name, p->sparse_sel);
-	if (p->max_shift && (!f->ws || (p->max_shift != 8 && p->max_shift != 16 &&
-					 p->max_shift != 32)))
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"%s takes max shift 0%s (got %u)", name,
-			f->ws ? ", 8, 16 or 32" : " (.ws only)", p->max_shift);
-	if (p->major_a > 1 || p->major_b > 1)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"major-ness is 0 (K-major) or 1 (MN-major)");
+			"%s takes max shift 0 (got %u; 8, 16 or 32 only with .ws)", name,
+			p->max_shift);
 	/* ISA Table 54: MN-major only for 8-, 16- and 32-bit types; the
 	 * mxf4 kinds have no transpose at all. */
 	unsigned ab = mmagen_type_bits((mmagen_type)f->a), bb = mmagen_type_bits((mmagen_type)f->b);
-	if ((p->major_a && ab < 8) || (p->major_b && bb < 8))
+	if ((p->major_a == 1 && ab < 8) || (p->major_b == 1 && bb < 8))
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%s: MN-major A or B needs 8-, 16- or 32-bit elements (use K-major)", name);
 	if (!bs && (p->sfa_id || p->sfb_id))
@@ -249,16 +277,65 @@ static mmagen_status check_params(const mmagen_form *f, const mmagen_tc_idesc *p
 	return MMAGEN_OK;
 }
 
-static unsigned shift_code(unsigned s)
-{
-	return s == 8 ? 1 : s == 16 ? 2 : s == 32 ? 3 : 0;
-}
+/* The instruction descriptor's fields: ISA Table 43 (kind::f16, tf32,
+ * f8f6f4, i8) and Table 44 (the block-scaled kinds).  Columns: desc.h.
+ * A, B and D are type codes (type_codes[] and dtype_code() above); M and
+ * N are stored shifted; bits outside the fields are reserved (0). */
+enum { ID_SEL, ID_SPARSE, ID_SAT, ID_DTYPE, ID_ATYPE, ID_BTYPE, ID_NEGA, ID_NEGB,
+       ID_MAJA, ID_MAJB, ID_N, ID_M, ID_SHIFT, ID_NFIELDS };
+enum { IB_SPARSE, IB_SFB, IB_ATYPE, IB_BTYPE, IB_NEGA, IB_NEGB, IB_MAJA, IB_MAJB,
+       IB_N, IB_STYPE, IB_M, IB_SFA, IB_K96, IB_NFIELDS };
+
+static const struct desc_code max_shift_codes[] = {
+	{ 0, 0 }, { 8, 1 }, { 16, 2 }, { 32, 3 },
+};
+
+static const struct desc_field idesc_fields[ID_NFIELDS] = {
+	/*               name                lo  width shift */
+	[ID_SEL]    = { "sparsity selector", 0, 2, 0, NULL, 0 },
+	[ID_SPARSE] = { "sparsity", 2, 1, 0, NULL, 0 },
+	[ID_SAT]    = { "saturate", 3, 1, 0, NULL, 0 },
+	[ID_DTYPE]  = { "D type", 4, 2, 0, NULL, 0 },
+	[ID_ATYPE]  = { "A type", 7, 3, 0, NULL, 0 },
+	[ID_BTYPE]  = { "B type", 10, 3, 0, NULL, 0 },
+	[ID_NEGA]   = { "negate A", 13, 1, 0, NULL, 0 },
+	[ID_NEGB]   = { "negate B", 14, 1, 0, NULL, 0 },
+	[ID_MAJA]   = { "transpose A", 15, 1, 0, NULL, 0 },
+	[ID_MAJB]   = { "transpose B", 16, 1, 0, NULL, 0 },
+	[ID_N]      = { "N", 17, 6, 3, NULL, 0 },
+	[ID_M]      = { "M", 24, 5, 4, NULL, 0 },
+	[ID_SHIFT]  = { "max shift", 30, 2, 0, DESC_CODES(max_shift_codes) },
+};
+
+static const struct desc_field idesc_bs_fields[IB_NFIELDS] = {
+	[IB_SPARSE] = { "sparsity", 2, 1, 0, NULL, 0 },
+	[IB_SFB]    = { "SFB id", 4, 2, 0, NULL, 0 },
+	[IB_ATYPE]  = { "A type", 7, 3, 0, NULL, 0 },
+	[IB_BTYPE]  = { "B type", 10, 3, 0, NULL, 0 },
+	[IB_NEGA]   = { "negate A", 13, 1, 0, NULL, 0 },
+	[IB_NEGB]   = { "negate B", 14, 1, 0, NULL, 0 },
+	[IB_MAJA]   = { "transpose A", 15, 1, 0, NULL, 0 },
+	[IB_MAJB]   = { "transpose B", 16, 1, 0, NULL, 0 },
+	[IB_N]      = { "N", 17, 6, 3, NULL, 0 },
+	[IB_STYPE]  = { "scale type (1 ue8m0)", 23, 1, 0, NULL, 0 },
+	[IB_M]      = { "M", 27, 2, 7, NULL, 0 },
+	[IB_SFA]    = { "SFA id", 29, 2, 0, NULL, 0 },
+	[IB_K96]    = { "K = 96", 31, 1, 0, NULL, 0 },
+};
+
+static const struct desc_spec idesc_spec = {
+	"tcgen05 instruction descriptor", idesc_fields, ID_NFIELDS, 0,
+};
+static const struct desc_spec idesc_bs_spec = {
+	"tcgen05 block-scaled instruction descriptor", idesc_bs_fields, IB_NFIELDS, 0,
+};
 
 mmagen_status mmagen_tc_idesc_encode(const mmagen_form *f, const mmagen_tc_idesc *p,
 				     uint32_t *out)
 {
 	char name[96];
 	mmagen_status s;
+	uint64_t w;
 	if (!p || !out)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_tc_idesc_encode: NULL argument");
 	if ((s = mmagen_tc_check_shape(f, p->m, p->n)))
@@ -270,64 +347,147 @@ mmagen_status mmagen_tc_idesc_encode(const mmagen_form *f, const mmagen_tc_idesc
 	if (at < 0 || bt < 0)
 		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s does not take A %s, B %s",
 			name, mmagen_type_name((mmagen_type)f->a), mmagen_type_name((mmagen_type)f->b));
-	uint32_t w = f->sparse ? 1u << 2 : 0;
-	w |= (uint32_t)at << 7 | (uint32_t)bt << 10;
-	w |= (uint32_t)!!p->neg_a << 13 | (uint32_t)!!p->neg_b << 14;
-	w |= (uint32_t)p->major_a << 15 | (uint32_t)p->major_b << 16;
-	w |= (uint32_t)(p->n >> 3) << 17;
-	/* M >> 4 at 24-28; the block-scaled tables write M >> 7 at 27-28,
-	 * the same bits for M 128 and 256. */
-	w |= (uint32_t)(p->m >> 4) << 24;
 	if (block_scaled(f->kind)) {
-		w |= (uint32_t)p->sfb_id << 4;
-		w |= (uint32_t)(f->stype == MMAGEN_UE8M0) << 23;
-		w |= (uint32_t)p->sfa_id << 29;
-		w |= (uint32_t)!!p->k96 << 31;
-		*out = w;
-		return MMAGEN_OK;
+		const uint64_t v[IB_NFIELDS] = {
+			[IB_SPARSE] = !!f->sparse, [IB_SFB] = p->sfb_id,
+			[IB_ATYPE] = (unsigned)at, [IB_BTYPE] = (unsigned)bt,
+			[IB_NEGA] = !!p->neg_a, [IB_NEGB] = !!p->neg_b,
+			[IB_MAJA] = p->major_a, [IB_MAJB] = p->major_b, [IB_N] = p->n,
+			[IB_STYPE] = f->stype == MMAGEN_UE8M0, [IB_M] = p->m,
+			[IB_SFA] = p->sfa_id, [IB_K96] = !!p->k96,
+		};
+		s = desc_pack(&idesc_bs_spec, v, &w);
+	} else {
+		int dt = dtype_code(f->d);
+		if (dt < 0)
+			return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s does not write D %s", name,
+						mmagen_type_name((mmagen_type)f->d));
+		const uint64_t v[ID_NFIELDS] = {
+			[ID_SEL] = p->sparse_sel, [ID_SPARSE] = !!f->sparse,
+			[ID_SAT] = !!p->saturate, [ID_DTYPE] = (unsigned)dt,
+			[ID_ATYPE] = (unsigned)at, [ID_BTYPE] = (unsigned)bt,
+			[ID_NEGA] = !!p->neg_a, [ID_NEGB] = !!p->neg_b,
+			[ID_MAJA] = p->major_a, [ID_MAJB] = p->major_b, [ID_N] = p->n,
+			[ID_M] = p->m, [ID_SHIFT] = p->max_shift,
+		};
+		s = desc_pack(&idesc_spec, v, &w);
 	}
-	int dt = dtype_code(f->d);
-	if (dt < 0)
-		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s does not write D %s", name,
-					mmagen_type_name((mmagen_type)f->d));
-	w |= p->sparse_sel & 3;
-	w |= (uint32_t)!!p->saturate << 3;
-	w |= (uint32_t)dt << 4;
-	w |= shift_code(p->max_shift) << 30;
-	*out = w;
+	if (s)
+		return s;
+	*out = (uint32_t)w;
 	return MMAGEN_OK;
 }
 
-/* ---- sm_100 shared-memory descriptor ---- */
-static int fits14(uint32_t v)
+static mmagen_status not_form(const char *name, const char *field, uint32_t w)
 {
-	return v % 16 == 0 && (v >> 4) < (1u << 14);
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+		"instruction descriptor 0x%08x is not one of %s: its %s differs", w, name, field);
 }
 
-mmagen_status mmagen_tc_smem_desc(const mmagen_tc_sdesc *d, uint64_t *out)
+mmagen_status mmagen_tc_idesc_decode(const mmagen_form *f, uint32_t w, mmagen_tc_idesc *out)
+{
+	char name[96];
+	mmagen_status s;
+	if (!f || f->family != MMAGEN_FAM_TCGEN05 || !out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"mmagen_tc_idesc_decode: needs a tcgen05 form and an output");
+	rule_name(name, sizeof name, f);
+	int at = type_code(f->kind, f->a), bt = type_code(f->kind, f->b);
+	memset(out, 0, sizeof *out);
+	if (block_scaled(f->kind)) {
+		uint64_t v[IB_NFIELDS];
+		if ((s = desc_unpack(&idesc_bs_spec, w, v)))
+			return s;
+		if (v[IB_SPARSE] != !!f->sparse)
+			return not_form(name, "sparsity bit", w);
+		if ((int)v[IB_ATYPE] != at || (int)v[IB_BTYPE] != bt)
+			return not_form(name, "A or B type", w);
+		if (v[IB_STYPE] != (f->stype == MMAGEN_UE8M0))
+			return not_form(name, "scale type", w);
+		out->sfb_id = (unsigned)v[IB_SFB];
+		out->neg_a = (int)v[IB_NEGA];
+		out->neg_b = (int)v[IB_NEGB];
+		out->major_a = (unsigned)v[IB_MAJA];
+		out->major_b = (unsigned)v[IB_MAJB];
+		out->n = (unsigned)v[IB_N];
+		out->m = (unsigned)v[IB_M];
+		out->sfa_id = (unsigned)v[IB_SFA];
+		out->k96 = (int)v[IB_K96];
+		return MMAGEN_OK;
+	}
+	uint64_t v[ID_NFIELDS];
+	if ((s = desc_unpack(&idesc_spec, w, v)))
+		return s;
+	if (v[ID_SPARSE] != !!f->sparse)
+		return not_form(name, "sparsity bit", w);
+	if ((int)v[ID_ATYPE] != at || (int)v[ID_BTYPE] != bt)
+		return not_form(name, "A or B type", w);
+	if ((int)v[ID_DTYPE] != dtype_code(f->d))
+		return not_form(name, "D type", w);
+	out->sparse_sel = (unsigned)v[ID_SEL];
+	out->saturate = (int)v[ID_SAT];
+	out->neg_a = (int)v[ID_NEGA];
+	out->neg_b = (int)v[ID_NEGB];
+	out->major_a = (unsigned)v[ID_MAJA];
+	out->major_b = (unsigned)v[ID_MAJB];
+	out->n = (unsigned)v[ID_N];
+	out->m = (unsigned)v[ID_M];
+	out->max_shift = (unsigned)v[ID_SHIFT];
+	return MMAGEN_OK;
+}
+
+/* ---- sm_100 shared-memory descriptor (PTX ISA "Shared memory
+ * descriptor"; agrees with CUTLASS's UMMA::SmemDescriptor).  Columns:
+ * desc.h.  Bits 46-48 hold the constant 0b001. ---- */
+static const struct desc_code tc_swizzle_codes[] = {
+	{ MMAGEN_SWIZZLE_NONE, 0 }, { MMAGEN_SWIZZLE_32B, 6 }, { MMAGEN_SWIZZLE_64B, 4 },
+	{ MMAGEN_SWIZZLE_128B, 2 }, { MMAGEN_SWIZZLE_128B_BASE32B, 1 },
+};
+
+enum { SD_START, SD_LBO, SD_SBO, SD_BASE, SD_LBO_MODE, SD_SWIZZLE, SD_N };
+
+static const struct desc_field tc_sdesc_fields[SD_N] = {
+	/*                  name            lo  width shift */
+	[SD_START]    = { "start address", 0, 14, 4, NULL, 0 },
+	[SD_LBO]      = { "LBO", 16, 14, 4, NULL, 0 },
+	[SD_SBO]      = { "SBO", 32, 14, 4, NULL, 0 },
+	[SD_BASE]     = { "base offset", 49, 3, 0, NULL, 0 },
+	[SD_LBO_MODE] = { "LBO mode", 52, 1, 0, NULL, 0 },
+	[SD_SWIZZLE]  = { "swizzle", 61, 3, 0, DESC_CODES(tc_swizzle_codes) },
+};
+
+static const struct desc_spec tc_sdesc_spec = {
+	"sm_100 smem descriptor", tc_sdesc_fields, SD_N, 1ull << 46,
+};
+
+mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out)
 {
 	if (!d || !out)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_tc_smem_desc: NULL argument");
-	if (!fits14(d->start) || !fits14(d->lbo) || !fits14(d->sbo))
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"tcgen05 smem descriptor: start, LBO and SBO are 16-byte multiples below 256 KiB (got 0x%x, 0x%x, 0x%x)",
-			d->start, d->lbo, d->sbo);
-	if (d->base_offset > 7 || d->lbo_mode > 1 || d->lbo_mode < 0)
+					"mmagen_tc_sdesc_encode: NULL argument");
+	const uint64_t v[SD_N] = {
+		[SD_START] = d->start, [SD_LBO] = d->lbo, [SD_SBO] = d->sbo,
+		[SD_BASE] = d->base_offset, [SD_LBO_MODE] = d->lbo_mode,
+		[SD_SWIZZLE] = d->swizzle,
+	};
+	return desc_pack(&tc_sdesc_spec, v, out);
+}
+
+mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out)
+{
+	uint64_t v[SD_N];
+	mmagen_status s;
+	if (!out)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"tcgen05 smem descriptor: base offset is 0..7, LBO mode 0 or 1");
-	unsigned sw = d->swizzle;
-	if (sw > 6 || sw == 3 || sw == 5)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"tcgen05 smem descriptor: swizzle %u does not exist; use 0 (none), 1 (128B, 32B atoms), 2 (128B), 4 (64B) or 6 (32B)",
-			sw);
-	uint64_t w = (uint64_t)(d->start >> 4);
-	w |= (uint64_t)(d->lbo >> 4) << 16;
-	w |= (uint64_t)(d->sbo >> 4) << 32;
-	w |= (uint64_t)1 << 46;                  /* fixed 0b001 at 46-48 */
-	w |= (uint64_t)d->base_offset << 49;
-	w |= (uint64_t)d->lbo_mode << 52;
-	w |= (uint64_t)sw << 61;
-	*out = w;
+					"mmagen_tc_sdesc_decode: NULL argument");
+	if ((s = desc_unpack(&tc_sdesc_spec, w, v)))
+		return s;
+	out->start = (uint32_t)v[SD_START];
+	out->lbo = (uint32_t)v[SD_LBO];
+	out->sbo = (uint32_t)v[SD_SBO];
+	out->base_offset = (unsigned)v[SD_BASE];
+	out->lbo_mode = (unsigned)v[SD_LBO_MODE];
+	out->swizzle = (unsigned)v[SD_SWIZZLE];
 	return MMAGEN_OK;
 }
 

@@ -150,6 +150,7 @@ typedef struct mmagen_form {
 	uint8_t stype;       /* scale type: MMAGEN_UE8M0 / MMAGEN_UE4M3 / 0 */
 	uint8_t cta_group;   /* tcgen05: 1 or 2 */
 	uint8_t ws;          /* tcgen05 .ws */
+	uint8_t ashift;      /* tcgen05 .ashift (A in TMEM shifted down a row) */
 	uint8_t asrc;        /* MMAGEN_ASRC_* where A can come from several places */
 	uint8_t rnd;         /* MMAGEN_RND_* (f64 mma) */
 	uint8_t num;         /* ldmatrix/stmatrix .x1/.x2/.x4 */
@@ -183,7 +184,7 @@ typedef struct mmagen_request {
 	int target;          /* required: index from mmagen_target_parse */
 	unsigned family, sparse, m, n, k, a, b, c, d, alayout, blayout,
 		satfinite, bitop, kind, block_scale, scale_vec, stype,
-		cta_group, ws, asrc, rnd, num, trans, ldtype;
+		cta_group, ws, asrc, rnd, num, trans, ldtype, ashift;
 	const char *opcode;  /* if set: a complete opcode; fields must agree */
 } mmagen_request;
 
@@ -353,17 +354,19 @@ mmagen_status mmagen_scale_pos(const mmagen_form *f, int operand,
 			       unsigned col, unsigned *lane, unsigned *byte);
 
 /* ---- tcgen05 (gen/tcgen05.c) ----
- * The two descriptors of tcgen05.mma, encoded from the PTX ISA 9.1 tables
- * ("Instruction descriptor" Tables 42-44; "Shared memory descriptor").
- * ptxas never looks inside them, and no sm_100 GPU checked these words:
- * the unit tests compare them with the ISA tables, field by field. */
+ * The instruction descriptor of tcgen05.mma, from the PTX ISA 9.1 tables
+ * ("Instruction descriptor" Tables 42-44), under the descriptor convention
+ * below (see "shared-memory descriptors").  ptxas never looks inside it,
+ * and no sm_100 GPU checked these words: the unit tests compare them with
+ * the ISA tables, field by field. */
 typedef struct mmagen_tc_idesc {
 	unsigned m, n;           /* the instruction's M and N (cta_group::2:
 				  * the pair's, e.g. 256) */
 	unsigned major_a, major_b; /* 0 K-major, 1 MN-major (transpose bit) */
 	int neg_a, neg_b;
-	unsigned sparse_sel;     /* sparsity selector 0..3 (sparse, not
-				  * block-scaled) */
+	unsigned sparse_sel;     /* sparsity selector: 0 for kind::i8 and
+				  * kind::f8f6f4 (ISA "Sparsity selector");
+				  * 0..3 for .sp kind::f16/tf32; 0 dense */
 	int saturate;            /* kind::i8 only */
 	unsigned sfa_id, sfb_id; /* block-scaled: scale-factor sub-column */
 	unsigned max_shift;      /* .ws B reuse: 0, 8, 16 or 32 */
@@ -372,27 +375,17 @@ typedef struct mmagen_tc_idesc {
 } mmagen_tc_idesc;
 
 /* 0 when M x N is legal for tcgen05 form f (its kind, cta_group, .ws,
- * .sp); otherwise the message names the rule and the nearest legal value. */
+ * .sp, .ashift); otherwise the message names the rule and the nearest
+ * legal value. */
 mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n);
 /* The 32-bit instruction descriptor of f with parameters p. */
 mmagen_status mmagen_tc_idesc_encode(const mmagen_form *f, const mmagen_tc_idesc *p,
 				     uint32_t *out);
-
-/* Swizzle field (bits 61-63) of the sm_100 shared-memory descriptor. */
-enum { MMAGEN_TC_SW_NONE = 0, MMAGEN_TC_SW_128B_BASE32B = 1,
-       MMAGEN_TC_SW_128B = 2, MMAGEN_TC_SW_64B = 4, MMAGEN_TC_SW_32B = 6 };
-
-typedef struct mmagen_tc_sdesc {
-	uint32_t start;          /* shared-memory byte address, 16-aligned */
-	uint32_t lbo;            /* leading-dimension byte offset (or, with
-				  * lbo_mode 1, absolute address), 16-aligned */
-	uint32_t sbo;            /* stride-dimension byte offset, 16-aligned */
-	unsigned base_offset;    /* 0..7 */
-	int lbo_mode;            /* 0 relative, 1 absolute */
-	unsigned swizzle;        /* MMAGEN_TC_SW_* */
-} mmagen_tc_sdesc;
-
-mmagen_status mmagen_tc_smem_desc(const mmagen_tc_sdesc *d, uint64_t *out);
+/* The parameters an instruction descriptor of f holds; a word whose types,
+ * sparsity or scale type are not f's, or with reserved bits set, is
+ * MMAGEN_INVALID_ARGUMENT. */
+mmagen_status mmagen_tc_idesc_decode(const mmagen_form *f, uint32_t w,
+				     mmagen_tc_idesc *out);
 
 /* ---- emission ---- */
 typedef enum mmagen_format {
@@ -413,9 +406,9 @@ mmagen_status mmagen_doc_signatures(char **out, size_t *len);
 /* ---- wgmma shared-memory layouts (gen/smem.c) ----
  * Canonical K-major layouts of an operand tile of `rows` rows (M for A, N
  * for B) and `kbytes` bytes of K per row, for each swizzle mode (0 = none,
- * 32, 64, 128 bytes), and the sm_90 matrix descriptor that wgmma reads. */
+ * 32, 64, 128 bytes); the descriptors that read them follow. */
 typedef struct mmagen_smem_layout {
-	unsigned swizzle;        /* 0, 32, 64, 128 */
+	unsigned swizzle;        /* bytes: 0, 32, 64, 128 (mmagen_swizzle) */
 	unsigned mn_major;       /* 0: K-major (rows x kbytes); 1: MN-major,
 				  * where `rows` counts K rows and `kbytes`
 				  * the bytes of MN in each */
@@ -441,11 +434,52 @@ unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row,
  * marks padding. */
 void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
 			unsigned *row, unsigned *kbyte);
-/* sm_90 wgmma matrix descriptor: start address (bits 0-13, >>4), LBO
- * (16-29, >>4), SBO (32-45, >>4), base offset (49-51), swizzle (62-63:
- * 0 none, 1 128B, 2 64B, 3 32B). */
-uint64_t mmagen_wgmma_desc(uint32_t smem_addr, unsigned lbo, unsigned sbo,
-			   unsigned base_offset, unsigned swizzle);
+/* ---- shared-memory descriptors (sm_90: gen/smem.c; sm_100: gen/tcgen05.c)
+ * One convention for every descriptor word (these two and the tcgen05
+ * instruction descriptor above): a struct of named values; an _encode()
+ * that checks every field and returns MMAGEN_INVALID_ARGUMENT with one line
+ * naming the field, its range and the nearest legal value for a value that
+ * does not fit or is not a legal code (nothing is masked); a _decode() that
+ * gives the named values back (for tests and tools) and refuses a word
+ * with an unknown code or a stray bit.  Each descriptor's bit ranges are
+ * written once, in a field table beside its encoder.
+ * Addresses and offsets are in bytes (16-byte multiples below 256 KiB;
+ * the word holds them >> 4).  Swizzle is named by its span in bytes in
+ * both descriptors, the same number as mmagen_smem_layout.swizzle; each
+ * field table maps it to its ISA's code. */
+typedef enum mmagen_swizzle {
+	MMAGEN_SWIZZLE_NONE = 0,
+	MMAGEN_SWIZZLE_32B = 32,
+	MMAGEN_SWIZZLE_64B = 64,
+	MMAGEN_SWIZZLE_128B = 128,
+	MMAGEN_SWIZZLE_128B_BASE32B = 160   /* 128 + 32: 128-byte swizzle
+					     * with 32-byte atoms (sm_100) */
+} mmagen_swizzle;
+
+/* sm_90 wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format"). */
+typedef struct mmagen_wgmma_sdesc {
+	uint32_t start;          /* shared-memory byte address */
+	uint32_t lbo, sbo;       /* leading / stride byte offsets */
+	unsigned base_offset;    /* 0..7 */
+	unsigned swizzle;        /* mmagen_swizzle, not 128B_BASE32B */
+} mmagen_wgmma_sdesc;
+
+mmagen_status mmagen_wgmma_sdesc_encode(const mmagen_wgmma_sdesc *d, uint64_t *out);
+mmagen_status mmagen_wgmma_sdesc_decode(uint64_t w, mmagen_wgmma_sdesc *out);
+
+/* sm_100 shared-memory descriptor (PTX ISA "Shared memory descriptor"). */
+typedef struct mmagen_tc_sdesc {
+	uint32_t start;          /* shared-memory byte address */
+	uint32_t lbo;            /* leading-dimension byte offset (or, with
+				  * lbo_mode 1, absolute address) */
+	uint32_t sbo;            /* stride-dimension byte offset */
+	unsigned base_offset;    /* 0..7 */
+	unsigned lbo_mode;       /* 0 relative, 1 absolute */
+	unsigned swizzle;        /* mmagen_swizzle */
+} mmagen_tc_sdesc;
+
+mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out);
+mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out);
 
 /* ---- tile kernels (gen/kernel_tile.c) ----
  * One warp (mma) runs one instruction on a tile read from global memory:

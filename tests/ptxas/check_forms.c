@@ -10,16 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
+#include "check.h"
 
 static void report(const char *what, int t, unsigned v, const mmagen_form *f,
 		   const char *msg)
 {
 	char op[256];
-	printf("FAIL %s: %s on %s (.version %u.%u)%s%s\n", what,
-	       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t), v / 10,
-	       v % 10, msg ? ": " : "", msg ? msg : "");
-	failures++;
+	fail("%s: %s on %s (.version %u.%u)%s%s", what,
+	     mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t), v / 10,
+	     v % 10, msg ? ": " : "", msg ? msg : "");
 }
 
 int main(int argc, char **argv)
@@ -109,6 +108,6 @@ int main(int argc, char **argv)
 	}
 	printf("%s: %zu forms assembled, %zu rejected one .version lower, %zu rejected here (their minimum target is next)\n",
 	       mmagen_target_name(t), assembled, too_low, below);
-	printf("%zu passed, %d failed\n", assembled + too_low + below, failures);
-	return failures ? 1 : 0;
+	passed += assembled + too_low + below;
+	return check_summary();
 }

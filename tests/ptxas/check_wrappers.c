@@ -3,6 +3,7 @@
  * self-test kernel with nvcc (which runs ptxas on the inline asm).
  * Usage: check_wrappers NVCC SCRATCHDIR [FIRST_ROW STEP]. Exit 77 without nvcc. */
 #include "table.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,6 @@
 
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
 	size_t first = argc > 4 ? strtoul(argv[3], NULL, 10) : 0;
 	size_t step = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
 	long lastrow = -1;
@@ -31,8 +31,7 @@ int main(int argc, char **argv)
 			continue;
 		int t = mmagen_form_min_target(f);
 		if (mmagen_emit_instr(f, t, MMAGEN_FMT_CUDA, &text, &len)) {
-			printf("FAIL: %s\n", mmagen_last_error());
-			failed++;
+			fail("%s", mmagen_last_error());
 			continue;
 		}
 		char hpath[600];
@@ -51,10 +50,9 @@ int main(int argc, char **argv)
 			 "! grep -Ei 'warning|error' '%s.log' >/dev/null",
 			 argv[1], mmagen_target_name(t), path, path, path);
 		if (system(cmd) != 0) {
-			printf("FAIL: wrapper for %s (row %u, %s) does not compile: see %s\n",
-			       mmagen_form_opcode(f, op, sizeof op), f->row,
-			       mmagen_target_name(t), path);
-			failed++;
+			fail("wrapper for %s (row %u, %s) does not compile: see %s",
+			     mmagen_form_opcode(f, op, sizeof op), f->row,
+			     mmagen_target_name(t), path);
 		} else {
 			passed++;
 			unlink(path);
@@ -63,6 +61,5 @@ int main(int argc, char **argv)
 			unlink(hpath);
 		}
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }

@@ -19,17 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed (%s)\n",  \
-				__FILE__, __LINE__, #cond,                 \
-				mmart_last_error());                       \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#define CHECK_DETAIL() mmart_last_error()
+#include "../unit/check.h"
 
 /* ---- the fake compiler: a deterministic, PTX-dependent "cubin" ---- */
 struct fake {
@@ -152,7 +143,7 @@ static void test_sha256(void)
 		mmart_sha256_final(&s, d);
 		for (int j = 0; j < 32; j++)
 			snprintf(hex + 2 * j, 3, "%02x", d[j]);
-		CHECK(strcmp(hex, v[i].hex) == 0);
+		CHECK_EXPR(strcmp(hex, v[i].hex) == 0);
 	}
 	/* One million 'a's: many whole blocks in one update. */
 	{
@@ -165,11 +156,11 @@ static void test_sha256(void)
 		mmart_sha256_final(&s, d);
 		for (int j = 0; j < 32; j++)
 			snprintf(hex + 2 * j, 3, "%02x", d[j]);
-		CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67"
+		CHECK_EXPR(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67"
 				  "f1809a48a497200e046d39ccc7112cd0") == 0);
 		free(m);
 	}
-	CHECK(mmart_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull);
+	CHECK_EXPR(mmart_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull);
 }
 
 static const char *ptx1 = ".version 7.0\n.target sm_80\n// one\n";
@@ -180,18 +171,18 @@ static void test_hit_after_miss(const char *dir)
 	struct fake f = { 0 };
 	int hit;
 
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
-	CHECK(f.calls == 1);
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
-	CHECK(f.calls == 1);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(f.calls == 1);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(f.calls == 1);
 	/* Other PTX, other keyextra, parts split differently: other keys. */
-	CHECK(get(dir, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
-	CHECK(get(dir, ptx1, "sm_80", &f, &hit) && hit == MMART_CACHE_MISS);
-	CHECK(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_MISS);
-	CHECK(f.calls == 4);
-	CHECK(count(dir, ".cubin") == 4);
-	CHECK(get(dir, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
-	CHECK(f.calls == 4);
+	CHECK_EXPR(get(dir, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(get(dir, ptx1, "sm_80", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(f.calls == 4);
+	CHECK_EXPR(count(dir, ".cubin") == 4);
+	CHECK_EXPR(get(dir, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(f.calls == 4);
 }
 
 /* Damages the entry of ptx1 with `damage`, then expects one rebuild that
@@ -206,20 +197,20 @@ static void expect_repair(const char *dir, const char *what,
 
 	entry_path(path, sizeof path, dir, ptx1, "sm_90");
 	full = file_size(path);
-	CHECK(full > 64);
+	CHECK_EXPR(full > 64);
 	damage(path);
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_MISS);
 	if (f.calls != 1 || file_size(path) != full)
 		fprintf(stderr, "repair after %s failed\n", what);
-	CHECK(f.calls == 1);
-	CHECK(file_size(path) == full);
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
-	CHECK(f.calls == 1);
+	CHECK_EXPR(f.calls == 1);
+	CHECK_EXPR(file_size(path) == full);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(f.calls == 1);
 }
 
 static void cut(const char *path, long n)
 {
-	CHECK(truncate(path, n) == 0);
+	CHECK_EXPR(truncate(path, n) == 0);
 }
 static void cut_payload(const char *p) { cut(p, file_size(p) - 1); }
 static void cut_header(const char *p) { cut(p, 30); }
@@ -230,7 +221,7 @@ static void flip(const char *path, long at)
 	FILE *fp = fopen(path, "r+b");
 	int c;
 
-	CHECK(fp != NULL);
+	CHECK_EXPR(fp != NULL);
 	if (!fp)
 		return;
 	fseek(fp, at, SEEK_SET);
@@ -247,7 +238,7 @@ static void grow(const char *path)
 {
 	FILE *fp = fopen(path, "ab");
 
-	CHECK(fp != NULL);
+	CHECK_EXPR(fp != NULL);
 	if (fp) {
 		fputc('x', fp);
 		fclose(fp);
@@ -272,16 +263,16 @@ static void test_disabled(const char *dir)
 	int before = count(dir, ".cubin"), hit;
 
 	setenv("MMAGEN_CACHE", "0", 1);
-	CHECK(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
-	CHECK(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
 	/* Even an existing entry is not read. */
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
-	CHECK(f.calls == 3);
-	CHECK(count(dir, ".cubin") == before);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(f.calls == 3);
+	CHECK_EXPR(count(dir, ".cubin") == before);
 	unsetenv("MMAGEN_CACHE");
 	/* Any other value means on. */
 	setenv("MMAGEN_CACHE", "1", 1);
-	CHECK(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
 	unsetenv("MMAGEN_CACHE");
 }
 
@@ -295,21 +286,21 @@ static void test_unwritable(const char *top)
 	/* A regular file on the path: mkdir fails even for root. */
 	snprintf(file, sizeof file, "%s/plainfile", top);
 	fp = fopen(file, "w");
-	CHECK(fp != NULL);
+	CHECK_EXPR(fp != NULL);
 	if (fp)
 		fclose(fp);
 	snprintf(dir, sizeof dir, "%s/sub/cache", file);
-	CHECK(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
-	CHECK(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
-	CHECK(f.calls == 2);
+	CHECK_EXPR(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(f.calls == 2);
 
 	/* A directory without write permission (root ignores it). */
 	if (geteuid() != 0) {
 		snprintf(dir, sizeof dir, "%s/readonly", top);
-		CHECK(mkdir(dir, 0500) == 0);
-		CHECK(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
-		CHECK(f.calls == 3);
-		CHECK(count(dir, ".") == 2); /* "." and ".." only */
+		CHECK_EXPR(mkdir(dir, 0500) == 0);
+		CHECK_EXPR(get(dir, ptx1, "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+		CHECK_EXPR(f.calls == 3);
+		CHECK_EXPR(count(dir, ".") == 2); /* "." and ".." only */
 		chmod(dir, 0700);
 	}
 }
@@ -324,13 +315,13 @@ static void test_compile_error(const char *dir)
 
 	s = mmart_cache_get_or_build(dir, "// bad", "", fake_compile, &f,
 				     &cubin, &size, &hit);
-	CHECK(s == MMART_JIT);
-	CHECK(strstr(mmart_last_error(), "line 3; error") != NULL);
-	CHECK(cubin == NULL && f.calls == 1);
-	CHECK(count(dir, ".cubin") == before);
+	CHECK_EXPR(s == MMART_JIT);
+	CHECK_EXPR(strstr(mmart_last_error(), "line 3; error") != NULL);
+	CHECK_EXPR(cubin == NULL && f.calls == 1);
+	CHECK_EXPR(count(dir, ".cubin") == before);
 	s = mmart_cache_get_or_build(dir, "// bad", "", NULL, &f, &cubin,
 				     &size, &hit);
-	CHECK(s == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(s == MMART_INVALID_ARGUMENT);
 }
 
 static void test_default_dir(const char *dir)
@@ -340,21 +331,21 @@ static void test_default_dir(const char *dir)
 	int hit;
 
 	setenv("MMAGEN_CACHE_DIR", "/a/b", 1);
-	CHECK(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
+	CHECK_EXPR(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
 	      && strcmp(buf, "/a/b") == 0);
 	unsetenv("MMAGEN_CACHE_DIR");
 	setenv("XDG_CACHE_HOME", "/x", 1);
-	CHECK(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
+	CHECK_EXPR(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
 	      && strcmp(buf, "/x/mmagen") == 0);
 	unsetenv("XDG_CACHE_HOME");
 	setenv("HOME", "/h", 1);
-	CHECK(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
+	CHECK_EXPR(mmart_cache_default_dir(buf, sizeof buf) == MMART_OK
 	      && strcmp(buf, "/h/.cache/mmagen") == 0);
-	CHECK(mmart_cache_default_dir(buf, 4) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_cache_default_dir(buf, 4) == MMART_INVALID_ARGUMENT);
 	/* dir == NULL follows the environment. */
 	setenv("MMAGEN_CACHE_DIR", dir, 1);
-	CHECK(get(NULL, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
-	CHECK(f.calls == 0);
+	CHECK_EXPR(get(NULL, ptx2, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(f.calls == 0);
 	unsetenv("MMAGEN_CACHE_DIR");
 }
 
@@ -392,10 +383,10 @@ static void test_concurrent(const char *top)
 	int go[2], status, hit, hits = 0;
 
 	snprintf(dir, sizeof dir, "%s/race/nested", top);
-	CHECK(pipe(go) == 0);
+	CHECK_EXPR(pipe(go) == 0);
 	for (int p = 0; p < NPROCS; p++) {
 		pid[p] = fork();
-		CHECK(pid[p] >= 0);
+		CHECK_EXPR(pid[p] >= 0);
 		if (pid[p] == 0) {
 			close(go[1]);
 			_exit(writer(dir, go[0]));
@@ -405,20 +396,20 @@ static void test_concurrent(const char *top)
 	 * same keys in the same order. */
 	close(go[0]);
 	for (int p = 0; p < NPROCS; p++)
-		CHECK(write(go[1], "g", 1) == 1);
+		CHECK_EXPR(write(go[1], "g", 1) == 1);
 	close(go[1]);
 	for (int p = 0; p < NPROCS; p++) {
-		CHECK(waitpid(pid[p], &status, 0) == pid[p]);
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		CHECK_EXPR(waitpid(pid[p], &status, 0) == pid[p]);
+		CHECK_EXPR(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	for (int i = 0; i < NKEYS; i++) {
 		key_ptx(ptx, sizeof ptx, i);
-		CHECK(get(dir, ptx, "race", &f, &hit));
+		CHECK_EXPR(get(dir, ptx, "race", &f, &hit));
 		hits += hit == MMART_CACHE_HIT;
 	}
-	CHECK(hits == NKEYS && f.calls == 0);
-	CHECK(count(dir, ".cubin") == NKEYS);
-	CHECK(count(dir, ".tmp.") == 0);
+	CHECK_EXPR(hits == NKEYS && f.calls == 0);
+	CHECK_EXPR(count(dir, ".cubin") == NKEYS);
+	CHECK_EXPR(count(dir, ".tmp.") == 0);
 }
 
 /* Readers must never see a partial entry while writers replace entries:
@@ -483,11 +474,11 @@ static void test_atomic_rewrite(const char *top)
 	int stop[2], status;
 
 	snprintf(dir, sizeof dir, "%s/rewrite", top);
-	CHECK(mkdir(dir, 0755) == 0);
-	CHECK(pipe(stop) == 0);
+	CHECK_EXPR(mkdir(dir, 0755) == 0);
+	CHECK_EXPR(pipe(stop) == 0);
 	/* The checker's read() must not block: the write end stays open
 	 * (and empty) in the parent, so use a non-blocking pipe. */
-	CHECK(fcntl(stop[0], F_SETFL, O_NONBLOCK) == 0);
+	CHECK_EXPR(fcntl(stop[0], F_SETFL, O_NONBLOCK) == 0);
 	chk = fork();
 	if (chk == 0) {
 		close(stop[1]);
@@ -500,14 +491,14 @@ static void test_atomic_rewrite(const char *top)
 			_exit(rewriter(dir, 20));
 	}
 	for (int p = 0; p < 2; p++) {
-		CHECK(waitpid(w[p], &status, 0) == w[p]);
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		CHECK_EXPR(waitpid(w[p], &status, 0) == w[p]);
+		CHECK_EXPR(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	close(stop[1]);
-	CHECK(waitpid(chk, &status, 0) == chk);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	CHECK(count(dir, ".cubin") == NKEYS);
-	CHECK(count(dir, ".tmp.") == 0);
+	CHECK_EXPR(waitpid(chk, &status, 0) == chk);
+	CHECK_EXPR(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EXPR(count(dir, ".cubin") == NKEYS);
+	CHECK_EXPR(count(dir, ".tmp.") == 0);
 }
 
 static int rm(const char *path, const struct stat *st, int flag,
@@ -539,11 +530,11 @@ int main(void)
 	test_default_dir(dir);
 	test_concurrent(top);
 	test_atomic_rewrite(top);
-	CHECK(count(dir, ".tmp.") == 0);
+	CHECK_EXPR(count(dir, ".tmp.") == 0);
 
 	nftw(top, rm, 16, FTW_DEPTH | FTW_PHYS);
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (failed) {
+		fprintf(stderr, "%lu check(s) failed\n", failed);
 		return 1;
 	}
 	printf("cache: all checks passed\n");

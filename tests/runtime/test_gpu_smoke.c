@@ -12,17 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed (%s)\n",  \
-				__FILE__, __LINE__, #cond,                 \
-				mmart_last_error());                       \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#define CHECK_DETAIL() mmart_last_error()
+#include "../unit/check.h"
 
 /* c[i] = a[i] + b[i] for i < n, u32. */
 static const char add_ptx[] =
@@ -120,27 +111,27 @@ static void run_add(mmart_ctx *ctx, int want_hit, int time_it)
 		a[i] = next();
 		b[i] = next();
 	}
-	CHECK(mmart_load_ptx(ctx, add_ptx, &mod, &hit) == MMART_OK);
+	CHECK_EXPR(mmart_load_ptx(ctx, add_ptx, &mod, &hit) == MMART_OK);
 	if (hit != want_hit)
 		fprintf(stderr, "cache: got %d, want %d\n", hit, want_hit);
-	CHECK(hit == want_hit);
-	CHECK(mmart_load_ptx(ctx, add_ptx, &again, &hit) == MMART_OK);
-	CHECK(again == mod && hit == MMART_CACHE_LOADED);
+	CHECK_EXPR(hit == want_hit);
+	CHECK_EXPR(mmart_load_ptx(ctx, add_ptx, &again, &hit) == MMART_OK);
+	CHECK_EXPR(again == mod && hit == MMART_CACHE_LOADED);
 	if (!mod)
 		goto out;
-	CHECK(mmart_get_function(mod, "add_u32", &fn) == MMART_OK);
-	CHECK(mmart_get_function(mod, "no_such_kernel", &(void *){ NULL })
+	CHECK_EXPR(mmart_get_function(mod, "add_u32", &fn) == MMART_OK);
+	CHECK_EXPR(mmart_get_function(mod, "no_such_kernel", &(void *){ NULL })
 	      == MMART_NOT_FOUND);
-	CHECK(mmart_alloc(ctx, N * 4, &da) == MMART_OK);
-	CHECK(mmart_alloc(ctx, N * 4, &db) == MMART_OK);
-	CHECK(mmart_alloc(ctx, (N + SLACK) * 4, &dc) == MMART_OK);
-	CHECK(mmart_copy_to_device(ctx, da, a, N * 4) == MMART_OK);
-	CHECK(mmart_copy_to_device(ctx, db, b, N * 4) == MMART_OK);
-	CHECK(mmart_memset8(ctx, dc, 0xa5, (N + SLACK) * 4) == MMART_OK);
+	CHECK_EXPR(mmart_alloc(ctx, N * 4, &da) == MMART_OK);
+	CHECK_EXPR(mmart_alloc(ctx, N * 4, &db) == MMART_OK);
+	CHECK_EXPR(mmart_alloc(ctx, (N + SLACK) * 4, &dc) == MMART_OK);
+	CHECK_EXPR(mmart_copy_to_device(ctx, da, a, N * 4) == MMART_OK);
+	CHECK_EXPR(mmart_copy_to_device(ctx, db, b, N * 4) == MMART_OK);
+	CHECK_EXPR(mmart_memset8(ctx, dc, 0xa5, (N + SLACK) * 4) == MMART_OK);
 	memset(c, 0, (N + SLACK) * 4);
-	CHECK(mmart_launch(ctx, fn, grid, block, 0, params) == MMART_OK);
-	CHECK(mmart_sync(ctx) == MMART_OK);
-	CHECK(mmart_copy_to_host(ctx, c, dc, (N + SLACK) * 4) == MMART_OK);
+	CHECK_EXPR(mmart_launch(ctx, fn, grid, block, 0, params) == MMART_OK);
+	CHECK_EXPR(mmart_sync(ctx) == MMART_OK);
+	CHECK_EXPR(mmart_copy_to_host(ctx, c, dc, (N + SLACK) * 4) == MMART_OK);
 	for (uint32_t i = 0; i < N; i++)
 		if (c[i] != a[i] + b[i] && bad++ < 5)
 			fprintf(stderr, "c[%u] = %08x, want %08x\n", i, c[i],
@@ -148,11 +139,11 @@ static void run_add(mmart_ctx *ctx, int want_hit, int time_it)
 	for (uint32_t i = N; i < N + SLACK; i++)
 		if (c[i] != POISON && bad++ < 5)
 			fprintf(stderr, "c[%u] = %08x past the end\n", i, c[i]);
-	CHECK(bad == 0);
+	CHECK_EXPR(bad == 0);
 	if (time_it) {
-		CHECK(mmart_time_launch(ctx, fn, grid, block, 0, params, 10, &ms)
+		CHECK_EXPR(mmart_time_launch(ctx, fn, grid, block, 0, params, 10, &ms)
 		      == MMART_OK);
-		CHECK(ms > 0 && ms < 1000);
+		CHECK_EXPR(ms > 0 && ms < 1000);
 		printf("add_u32 over %u words: %.4f ms\n", N, ms);
 	}
 out:
@@ -171,11 +162,11 @@ static void bad_load(mmart_ctx *ctx)
 	const char *msg = mmart_last_error();
 
 	printf("bad PTX: %s: %s\n", mmart_status_str(s), msg);
-	CHECK(s == MMART_JIT);
-	CHECK(mod == NULL);
-	CHECK(strstr(msg, "CUDA_ERROR_INVALID_PTX") != NULL);
-	CHECK(strstr(msg, "\nptxas") != NULL);
-	CHECK(strstr(msg, "line 9") != NULL);
+	CHECK_EXPR(s == MMART_JIT);
+	CHECK_EXPR(mod == NULL);
+	CHECK_EXPR(strstr(msg, "CUDA_ERROR_INVALID_PTX") != NULL);
+	CHECK_EXPR(strstr(msg, "\nptxas") != NULL);
+	CHECK_EXPR(strstr(msg, "line 9") != NULL);
 }
 
 int main(void)
@@ -201,10 +192,10 @@ int main(void)
 		rmdir(dir);
 		return 77;
 	}
-	CHECK(s == MMART_OK);
+	CHECK_EXPR(s == MMART_OK);
 	if (s != MMART_OK)
 		return 1;
-	CHECK(mmart_device_info(ctx, &major, &minor, name, sizeof name)
+	CHECK_EXPR(mmart_device_info(ctx, &major, &minor, name, sizeof name)
 	      == MMART_OK);
 	printf("device: %s sm_%d%d\n", name, major, minor);
 	if (major < 8) {
@@ -216,21 +207,21 @@ int main(void)
 	/* Cold: compiled and stored; then bad PTX stores nothing. */
 	run_add(ctx, MMART_CACHE_MISS, 1);
 	bad_load(ctx);
-	CHECK(count_entries(dir) == 1);
+	CHECK_EXPR(count_entries(dir) == 1);
 	mmart_close(ctx);
 
 	/* Warm: a new context reads the stored cubin. */
-	CHECK(mmart_open(-1, &ctx) == MMART_OK);
+	CHECK_EXPR(mmart_open(-1, &ctx) == MMART_OK);
 	run_add(ctx, MMART_CACHE_HIT, 0);
 	mmart_close(ctx);
 
 	/* Off: compiled again, not read, not stored. */
 	setenv("MMAGEN_CACHE", "0", 1);
-	CHECK(mmart_open(-1, &ctx) == MMART_OK);
+	CHECK_EXPR(mmart_open(-1, &ctx) == MMART_OK);
 	run_add(ctx, MMART_CACHE_BYPASS, 0);
 	bad_load(ctx);
 	mmart_close(ctx);
-	CHECK(count_entries(dir) == 1);
+	CHECK_EXPR(count_entries(dir) == 1);
 
 	{
 		char path[4096];
@@ -247,8 +238,8 @@ int main(void)
 			closedir(d);
 		rmdir(dir);
 	}
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (failed) {
+		fprintf(stderr, "%lu check(s) failed\n", failed);
 		return 1;
 	}
 	printf("gpu smoke: all checks passed\n");

@@ -15,17 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed (%s)\n",  \
-				__FILE__, __LINE__, #cond,                 \
-				mmart_last_error());                       \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#define CHECK_DETAIL() mmart_last_error()
+#include "../unit/check.h"
 
 static void expect_no_driver(const char *libname)
 {
@@ -33,15 +24,15 @@ static void expect_no_driver(const char *libname)
 	int v = -1;
 
 	for (int i = 0; i < 2; i++) {
-		CHECK(mmart_open(-1, &ctx) == MMART_NO_DRIVER);
-		CHECK(ctx == NULL);
-		CHECK(strstr(mmart_last_error(), "no CUDA driver: ") != NULL);
-		CHECK(strstr(mmart_last_error(), libname) != NULL);
-		CHECK(strstr(mmart_last_error(), " not found") != NULL);
+		CHECK_EXPR(mmart_open(-1, &ctx) == MMART_NO_DRIVER);
+		CHECK_EXPR(ctx == NULL);
+		CHECK_EXPR(strstr(mmart_last_error(), "no CUDA driver: ") != NULL);
+		CHECK_EXPR(strstr(mmart_last_error(), libname) != NULL);
+		CHECK_EXPR(strstr(mmart_last_error(), " not found") != NULL);
 	}
-	CHECK(mmart_driver_version(&v) == MMART_NO_DRIVER && v == -1);
-	CHECK(strcmp(mmart_status_str(MMART_NO_DRIVER), "MMART_NO_DRIVER") == 0);
-	CHECK(strcmp(mmart_status_desc(MMART_NO_DRIVER),
+	CHECK_EXPR(mmart_driver_version(&v) == MMART_NO_DRIVER && v == -1);
+	CHECK_EXPR(strcmp(mmart_status_str(MMART_NO_DRIVER), "MMART_NO_DRIVER") == 0);
+	CHECK_EXPR(strcmp(mmart_status_desc(MMART_NO_DRIVER),
 		     "no CUDA driver: libcuda.so.1 not found") == 0);
 }
 
@@ -52,12 +43,12 @@ static void null_arguments(void)
 	uint64_t p;
 	void *fn;
 
-	CHECK(mmart_open(0, NULL) == MMART_INVALID_ARGUMENT);
-	CHECK(mmart_load_ptx(NULL, "", &m, NULL) == MMART_INVALID_ARGUMENT);
-	CHECK(mmart_get_function(NULL, "k", &fn) == MMART_INVALID_ARGUMENT);
-	CHECK(mmart_alloc(NULL, 16, &p) == MMART_INVALID_ARGUMENT);
-	CHECK(mmart_sync(NULL) == MMART_INVALID_ARGUMENT);
-	CHECK(strcmp(mmart_status_str((mmart_status)999),
+	CHECK_EXPR(mmart_open(0, NULL) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_load_ptx(NULL, "", &m, NULL) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_get_function(NULL, "k", &fn) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_alloc(NULL, 16, &p) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_sync(NULL) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(strcmp(mmart_status_str((mmart_status)999),
 		     "MMART_UNKNOWN_STATUS") == 0);
 	mmart_close(NULL);
 }
@@ -66,7 +57,7 @@ static int child(void)
 {
 	setenv("MMAGEN_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
 	expect_no_driver("/nonexistent/libcuda.so.1");
-	return failures ? 1 : 0;
+	return failed ? 1 : 0;
 }
 
 int main(void)
@@ -80,14 +71,14 @@ int main(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(child());
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EXPR(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK_EXPR(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	unsetenv("MMAGEN_LIBCUDA");
 	null_arguments();
 	/* A bad MMAGEN_DEVICE is refused before the driver is touched. */
 	setenv("MMAGEN_DEVICE", "zero", 1);
-	CHECK(mmart_open(-1, &ctx) == MMART_INVALID_ARGUMENT);
+	CHECK_EXPR(mmart_open(-1, &ctx) == MMART_INVALID_ARGUMENT);
 	unsetenv("MMAGEN_DEVICE");
 
 	s = mmart_open(-1, &ctx);
@@ -100,21 +91,21 @@ int main(void)
 		int major = 0, minor = 0;
 		char name[64] = "";
 
-		CHECK(s == MMART_OK && ctx != NULL);
-		CHECK(mmart_device_info(ctx, &major, &minor, name, sizeof name)
+		CHECK_EXPR(s == MMART_OK && ctx != NULL);
+		CHECK_EXPR(mmart_device_info(ctx, &major, &minor, name, sizeof name)
 		      == MMART_OK);
-		CHECK(major >= 3 && name[0]);
+		CHECK_EXPR(major >= 3 && name[0]);
 		printf("driver present: %s sm_%d%d\n", name, major, minor);
 		{
 			mmart_ctx *none = (mmart_ctx *)&none;
 
-			CHECK(mmart_open(1 << 20, &none) == MMART_NO_DEVICE);
-			CHECK(none == NULL);
+			CHECK_EXPR(mmart_open(1 << 20, &none) == MMART_NO_DEVICE);
+			CHECK_EXPR(none == NULL);
 		}
 		mmart_close(ctx);
 	}
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (failed) {
+		fprintf(stderr, "%lu check(s) failed\n", failed);
 		return 1;
 	}
 	return 0;

@@ -27,7 +27,7 @@
  *              {8, 64} and A in shared memory (b1: each .popc op too).
  *   W2 shapes  every accepted type combination: N in 4, 8..256/8, 12,
  *              264 x A source (desc, registers) x .satfinite x .popc op.
- * tcgen05: the full opcode product (784 candidates), one stage.
+ * tcgen05: the full opcode product (1568 candidates), one stage.
  * ldmatrix/stmatrix: the full product (192 candidates), one stage.
  */
 #include "candidates.h"
@@ -339,12 +339,14 @@ static void tcgen05_all(const struct cand_set *acc, struct cand_set *out)
 	memset(&f, 0, sizeof f);
 	f.family = MMAGEN_FAM_TCGEN05;
 	for (int ws = 0; ws <= 1; ws++)
+	for (int ash = 0; ash <= 1; ash++)
 	for (int sp = 0; sp <= MMAGEN_SPARSE_SP; sp++)
 	for (int cta = 1; cta <= 2; cta++)
 	for (int k = MMAGEN_KIND_F16; k < MMAGEN_KIND_END; k++)
 	for (size_t v = 0; v < ARRAY_SIZE(bs); v++)
 	for (int asrc = MMAGEN_ASRC_SMEM; asrc <= MMAGEN_ASRC_TMEM; asrc++) {
 		f.ws = (uint8_t)ws;
+		f.ashift = (uint8_t)ash;
 		f.sparse = (uint8_t)sp;
 		f.cta_group = (uint8_t)cta;
 		f.kind = (uint8_t)k;

@@ -6,24 +6,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond, ...) do { \
-	if (cond) { passed++; } else { failed++; printf("FAIL: " __VA_ARGS__); putchar('\n'); } \
-} while (0)
+static uint64_t wdesc(uint32_t start, uint32_t lbo, uint32_t sbo, unsigned base,
+		      unsigned swizzle)
+{
+	mmagen_wgmma_sdesc d = { start, lbo, sbo, base, swizzle }, back;
+	uint64_t w = 0;
+	mmagen_status s = mmagen_wgmma_sdesc_encode(&d, &w);
+	CHECK(!s, "desc 0x%x/%u/%u/%u/%u refused: %s", start, lbo, sbo, base, swizzle,
+	      mmagen_last_error());
+	s = mmagen_wgmma_sdesc_decode(w, &back);
+	CHECK(!s && !memcmp(&d, &back, sizeof d), "desc 0x%016llx does not decode back: %s",
+	      (unsigned long long)w, s ? mmagen_last_error() : "fields differ");
+	return w;
+}
 
 static void test_desc(void)
 {
 	/* start 0x1230 >> 4 = 0x123 (bits 0-13), LBO 128 >> 4 = 8 (16-29),
-	 * SBO 256 >> 4 = 16 (32-45), swizzle in 62-63 */
-	CHECK(mmagen_wgmma_desc(0x1230, 128, 256, 0, 0) == 0x0000001000080123ull, "desc none");
-	CHECK(mmagen_wgmma_desc(0x1230, 128, 256, 0, 128) == 0x4000001000080123ull, "desc 128B");
-	CHECK(mmagen_wgmma_desc(0x1230, 128, 256, 0, 64) == 0x8000001000080123ull, "desc 64B");
-	CHECK(mmagen_wgmma_desc(0x1230, 128, 256, 0, 32) == 0xC000001000080123ull, "desc 32B");
-	CHECK(mmagen_wgmma_desc(0, 0, 0, 5, 0) == 5ull << 49, "base offset in bits 49-51");
-	CHECK(mmagen_wgmma_desc(0x40010, 0, 0, 0, 0) == 1, "start address keeps 18 bits");
-	CHECK(mmagen_wgmma_desc(0, 16, 1024, 0, 128) == ((1ull << 16) | (64ull << 32) | (1ull << 62)),
+	 * SBO 256 >> 4 = 16 (32-45), swizzle in 62-63 (1 128B, 2 64B, 3 32B) */
+	CHECK(wdesc(0x1230, 128, 256, 0, 0) == 0x0000001000080123ull, "desc none");
+	CHECK(wdesc(0x1230, 128, 256, 0, 128) == 0x4000001000080123ull, "desc 128B");
+	CHECK(wdesc(0x1230, 128, 256, 0, 64) == 0x8000001000080123ull, "desc 64B");
+	CHECK(wdesc(0x1230, 128, 256, 0, 32) == 0xC000001000080123ull, "desc 32B");
+	CHECK(wdesc(0, 0, 0, 5, 0) == 5ull << 49, "base offset in bits 49-51");
+	CHECK(wdesc(0x3fff0, 0x3fff0, 0x3fff0, 7, 0) == 0x000E3FFF3FFF3FFFull, "every field full");
+	CHECK(wdesc(0, 16, 1024, 0, 128) == ((1ull << 16) | (64ull << 32) | (1ull << 62)),
 	      "128B atom: LBO 16, SBO 1024");
+	/* every field out of range: refused, never masked */
+	static const struct {
+		mmagen_wgmma_sdesc d;
+		const char *msg;
+	} bad[] = {
+		{ { 0x40010, 0, 0, 0, 0 }, "sm_90 wgmma smem descriptor: start address 262160 does not fit; it takes multiples of 16 from 0 to 262128 (nearest 262128)" },
+		{ { 0x1238, 0, 0, 0, 0 }, "start address 4664 does not fit; it takes multiples of 16 from 0 to 262128 (nearest 4672)" },
+		{ { 0, 0x40000, 0, 0, 0 }, "LBO 262144 does not fit" },
+		{ { 0, 8, 0, 0, 0 }, "LBO 8 does not fit; it takes multiples of 16 from 0 to 262128 (nearest 16)" },
+		{ { 0, 0, 0x80000, 0, 0 }, "SBO 524288 does not fit" },
+		{ { 0, 0, 0, 8, 0 }, "base offset 8 does not fit; it takes 0 to 7 (nearest 7)" },
+		{ { 0, 0, 0, 0, 48 }, "swizzle 48 is not legal; it takes 0, 32, 64 or 128 (nearest 32)" },
+		{ { 0, 0, 0, 0, MMAGEN_SWIZZLE_128B_BASE32B }, "swizzle 160 is not legal" },
+		{ { 0, 0, 0, 0, 1 }, "swizzle 1 is not legal" },   /* a code, not bytes */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		uint64_t w = 0x77;
+		mmagen_status s = mmagen_wgmma_sdesc_encode(&bad[i].d, &w);
+		CHECK(s == MMAGEN_INVALID_ARGUMENT && strstr(mmagen_last_error(), bad[i].msg) &&
+		      !strchr(mmagen_last_error(), '\n') && w == 0x77,
+		      "bad desc %zu: status %d \"%s\", want \"%s\"", i, s, mmagen_last_error(),
+		      bad[i].msg);
+	}
+	/* bits outside the fields are no descriptor */
+	static const int stray[] = { 14, 15, 30, 31, 46, 47, 48, 52, 61 };
+	for (size_t i = 0; i < sizeof stray / sizeof stray[0]; i++) {
+		mmagen_wgmma_sdesc d;
+		CHECK(mmagen_wgmma_sdesc_decode(1ull << stray[i], &d) == MMAGEN_INVALID_ARGUMENT,
+		      "a word with bit %d set decoded", stray[i]);
+	}
 }
 
 static void test_known_offsets(void)
@@ -127,6 +167,5 @@ int main(void)
 	test_desc();
 	test_known_offsets();
 	test_bijection();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }

@@ -7,11 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do { \
-	if (cond) { passed++; } else { failed++; printf("FAIL: " __VA_ARGS__); putchar('\n'); } \
-} while (0)
+#include "check.h"
 
 static void test_no_duplicates(void)
 {
@@ -54,7 +50,7 @@ static void test_every_form_sane(void)
 			return;
 		}
 	}
-	CHECK(1, "");
+	CHECK(1, "every form has a target, an opcode and types");
 }
 
 static void request_of(const mmagen_form *f, int t, mmagen_request *r)
@@ -69,11 +65,13 @@ static void request_of(const mmagen_form *f, int t, mmagen_request *r)
 	r->block_scale = f->block_scale; r->scale_vec = f->scale_vec;
 	r->stype = f->stype; r->cta_group = f->cta_group; r->ws = f->ws;
 	r->asrc = f->asrc; r->rnd = f->rnd; r->num = f->num;
-	r->trans = f->trans; r->ldtype = f->ldtype;
+	r->trans = f->trans; r->ldtype = f->ldtype; r->ashift = f->ashift;
 }
 
 /* A rule must never reject a form the table has, on any of its targets;
- * and every form must be selectable by its own fields and its opcode. */
+ * and every form must be selectable by its own fields and its opcode on
+ * its lowest and its highest target (selection scans the table, so every
+ * target would cost minutes). */
 static void test_rules_agree_with_table(void)
 {
 	char op[256];
@@ -90,6 +88,11 @@ static void test_rules_agree_with_table(void)
 			if (mmagen_rule_broken(&r, &name) && bad++ < 10)
 				printf("FAIL: rule %s rejects table form %s on %s\n", name,
 				       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t));
+			int last = t + 1;
+			while (last < mmagen_target_count() && !mmagen_form_on_target(f, last))
+				last++;
+			if (t != mmagen_form_min_target(f) && last < mmagen_target_count())
+				continue;
 			if ((mmagen_select(&r, &got) || !form_equal(got, f)) &&
 			    f->family != MMAGEN_FAM_TCGEN05 && unsel++ < 10)
 				printf("FAIL: form %s not selectable by its fields on %s: %s\n",
@@ -256,6 +259,5 @@ int main(int argc, char **argv)
 	test_rules_agree_with_table();
 	test_seed_rows(argv[1]);
 	test_selection();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_summary();
 }
