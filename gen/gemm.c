@@ -62,7 +62,8 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->kernel = GEMM_KERNEL_NAME;
 	i->block[0] = 384;
 	i->block[1] = i->block[2] = 1;
-	i->cluster[0] = i->cluster[1] = i->cluster[2] = 1;
+	i->cluster[0] = g->cluster;
+	i->cluster[1] = i->cluster[2] = 1;
 	i->smem = g->smem;
 	i->tile_m = g->bm;
 	i->tile_n = g->bn;
@@ -70,7 +71,7 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->stages = g->stages;
 	i->box_a[0] = i->box_b[0] = g->bk;
 	i->box_a[1] = g->bm;
-	i->box_b[1] = g->bn;
+	i->box_b[1] = g->bn / g->cluster;   /* a cluster's CTAs load half of B each */
 	i->swizzle = 128;
 	i->elem_bytes_a = mmagen_type_bits(g->req.a) / 8;
 	i->elem_bytes_b = mmagen_type_bits(g->req.b) / 8;
@@ -99,7 +100,7 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	      mmagen_form_opcode(g->form, op, sizeof op), g->req.a, g->req.b, g->acc,
 	      g->req.out, layout_names[g->req.layout]);
 	emitf(b, "  \"block\": [$u, $u, $u],\n  \"cluster\": [$u, $u, $u],\n"
-		 "  \"grid\": \"min(multiprocessors, ceil(M/$u) * ceil(N/$u)) x 1 x 1\",\n"
+		 "  \"grid\": \"min(multiprocessors, ceil(M/$u) * ceil(N/$u)), rounded down to a multiple of the cluster, x 1 x 1\",\n"
 		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n",
 	      i->block[0], i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2],
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);

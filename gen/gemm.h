@@ -12,7 +12,7 @@ struct gemm_plan {
 	mmagen_type acc;            /* accumulator type */
 	unsigned bm, bn, bk;        /* block tile */
 	unsigned mma_k;             /* K of one instruction */
-	unsigned stages, group;
+	unsigned stages, group, cluster;
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned smem;              /* dynamic shared memory */
 	const mmagen_form *form;    /* the MMA instruction */

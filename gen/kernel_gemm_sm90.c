@@ -57,6 +57,11 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
 	g->stages = req->stages ? req->stages : 4;
 	g->group = req->group ? req->group : 8;
+	g->cluster = req->cluster ? req->cluster : 1;
+	if (g->cluster != 1 && g->cluster != 2)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"cluster is 1 or 2 CTAs (two CTAs share B through TMA multicast), not %u",
+			g->cluster);
 	if (req->tile_m && req->tile_m != GEMM_BM)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"the sm_90a GEMM tile has M = %u (two consumer warpgroups of 64 rows), not %u",
@@ -258,7 +263,11 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "a_stage_units", "$u", g->a_stage / 16);
 	kb_set(kb, "b_stage_units", "$u", g->b_stage / 16);
 	kb_set(kb, "a_wg_bytes", "$u", 64 * SWIZZLE_BYTES);
-	kb_set(kb, "consumer_warps", "$u", 8u);
+	kb_flag(kb, "cluster", g->cluster == 2);
+	kb_set(kb, "empty_count", "$u", 8u * g->cluster);   /* consumer warps of the cluster */
+	kb_set(kb, "cm_log2", "$u", log2u(g->bm * g->cluster));
+	kb_set(kb, "b_half_bytes", "$u", g->b_stage / 2);
+	kb_set(kb, "b_half_rows", "$u", g->bn / 2);
 	kb_set(kb, "producer_regs", "$u", PRODUCER_REGS);
 	kb_set(kb, "consumer_regs", "$u", CONSUMER_REGS);
 	/* K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (SBO),

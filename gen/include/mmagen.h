@@ -548,6 +548,7 @@ typedef struct mmagen_gemm_request {
 	mmagen_type out;      /* D (and C) */
 	unsigned layout;      /* MMAGEN_GEMM_* */
 	unsigned tile_m, tile_n, stages, group;  /* 0: the generator's choice */
+	unsigned cluster;     /* CTAs per cluster: 1, or 2 (B multicast); 0: 1 */
 } mmagen_gemm_request;
 
 /* What a program needs to launch the kernel.  Parameters, in order:
