@@ -1,12 +1,18 @@
 /* run.c - run one-tile kernels on the GPU and check them. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700   /* nftw, and POSIX 2008 */
 #include "run.h"
 #include "mmart.h"
 
+#include <errno.h>
+#include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static int fail_lib(const char *what)
 {
@@ -252,67 +258,302 @@ int device_target(const struct run_opts *o, int *t)
 	return 1;
 }
 
-/* Generation, cold load (no caches) and warm load (our disk cache), as
- * medians of `reps` runs each. */
+/* ---- bench load ----
+ * The driver reads CUDA_CACHE_DISABLE and CUDA_CACHE_PATH once, when it
+ * loads; setting them later changes nothing.  So every figure that needs
+ * the driver's JIT cache off or empty is measured in a fresh process: this
+ * program runs itself again (/proc/self/exe, the same arguments) with the
+ * environment set before its driver loads and MMAGEN_BENCH_CHILD naming
+ * what to measure.  The child writes one time in ms per line to its
+ * standard output, a pipe to the parent; its standard error is ours. */
+#define BENCH_CHILD "MMAGEN_BENCH_CHILD"
+enum { REPS = 9 };
+
+extern char **environ;
+
+/* Load ptx into a fresh context (the in-process module cache is per
+ * context, so each load reaches the disk cache or the JIT); ms in *ms. */
+static int timed_load(const struct run_opts *o, const char *ptx, double *ms, int *hit)
+{
+	mmart_ctx *ctx;
+	mmart_module *mod;
+	int rc = open_ctx(o, &ctx);
+
+	if (rc)
+		return rc;
+	double t0 = now_ms();
+	if (mmart_load_ptx(ctx, ptx, &mod, hit))
+		rc = rt_fail("load");
+	*ms = now_ms() - t0;
+	mmart_close(ctx);
+	return rc;
+}
+
+/* The child's side: "jit" times REPS loads (the parent turned every cache
+ * off); "first" times a first load (an empty driver cache) and a second in
+ * a new context (the driver's cache filled by the first). */
+static int bench_child(const char *mode, const struct run_opts *o, const char *ptx)
+{
+	int n = !strcmp(mode, "jit") ? REPS : !strcmp(mode, "first") ? 2 : 0;
+	double ms;
+	int rc;
+
+	if (!n) {
+		fprintf(stderr, "mmagen: %s=%s: not a bench load step\n", BENCH_CHILD, mode);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if ((rc = timed_load(o, ptx, &ms, NULL)))
+			return rc;
+		printf("%.6f\n", ms);
+	}
+	return 0;
+}
+
+/* This process's arguments, from /proc/self/cmdline: a NULL-terminated
+ * vector into *buf (both freed by the caller). */
+static char **self_args(char **buf)
+{
+	FILE *fp = fopen("/proc/self/cmdline", "rb");
+	size_t len = 0, cap = 4096, n = 0;
+	char **argv = NULL;
+
+	*buf = malloc(cap);
+	if (!fp || !*buf)
+		goto fail;
+	for (size_t got; (got = fread(*buf + len, 1, cap - len - 1, fp)) > 0;) {
+		len += got;
+		if (len + 1 == cap) {
+			char *p = realloc(*buf, cap *= 2);
+			if (!p)
+				goto fail;
+			*buf = p;
+		}
+	}
+	(*buf)[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		n += (*buf)[i] == '\0';
+	if (!(argv = calloc(n + 1, sizeof *argv)))
+		goto fail;
+	n = 0;
+	for (size_t i = 0; i < len; i += strlen(*buf + i) + 1)
+		argv[n++] = *buf + i;
+	fclose(fp);
+	return argv;
+fail:
+	if (fp)
+		fclose(fp);
+	free(*buf);
+	*buf = NULL;
+	return NULL;
+}
+
+/* Our environment without the variables the children get set (`set`:
+ * "NAME=value" strings, NULL-terminated), then those. */
+static char **child_env(const char *const *set)
+{
+	static const char *const drop[] = { "CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH",
+		"MMAGEN_CACHE", "MMAGEN_CACHE_DIR", BENCH_CHILD };
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	while (set[k])
+		k++;
+	char **env = calloc(n + k + 1, sizeof *env);
+	if (!env)
+		return NULL;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		int keep = 1;
+		for (size_t d = 0; d < sizeof drop / sizeof *drop; d++) {
+			size_t l = strlen(drop[d]);
+			if (!strncmp(environ[i], drop[d], l) && environ[i][l] == '=')
+				keep = 0;
+		}
+		if (keep)
+			env[j++] = environ[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		env[j++] = (char *)set[i];
+	return env;
+}
+
+/* Run this program again with `set` added to its environment; up to `n`
+ * times from its output into ms[].  0, 1 or the child's 77. */
+static int run_child(const char *const *set, double *ms, int n)
+{
+	char exe[4096], *argbuf = NULL, **argv = NULL, **env = NULL, out[4096];
+	posix_spawn_file_actions_t fa;
+	int fd[2] = { -1, -1 }, status, rc = 1, fa_init = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (l <= 0 || !(argv = self_args(&argbuf)) || !(env = child_env(set)) || pipe(fd)) {
+		fprintf(stderr, "mmagen: bench load: cannot re-run itself through /proc/self/exe\n");
+		goto out;
+	}
+	exe[l] = '\0';
+	if (posix_spawn_file_actions_init(&fa))
+		goto out;
+	fa_init = 1;
+	if (posix_spawn_file_actions_adddup2(&fa, fd[1], 1) ||
+	    posix_spawn_file_actions_addclose(&fa, fd[0]) ||
+	    posix_spawn_file_actions_addclose(&fa, fd[1]) ||
+	    posix_spawn(&pid, exe, &fa, NULL, argv, env)) {
+		fprintf(stderr, "mmagen: bench load: cannot start %s\n", exe);
+		goto out;
+	}
+	close(fd[1]);
+	fd[1] = -1;
+	for (ssize_t got; (got = read(fd[0], out + len, sizeof out - 1 - len)) != 0;) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		len += (size_t)got;
+		if (len == sizeof out - 1)
+			break;
+	}
+	out[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		rc = WIFEXITED(status) && WEXITSTATUS(status) == 77 ? 77 : 1;
+		if (rc == 1)
+			fprintf(stderr, "mmagen: bench load: the measuring process failed\n");
+		goto out;
+	}
+	char *p = out, *end;
+	for (int i = 0; i < n; i++, p = end) {
+		ms[i] = strtod(p, &end);
+		if (end == p) {
+			fprintf(stderr, "mmagen: bench load: the measuring process gave %d of %d times\n",
+				i, n);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (fa_init)
+		posix_spawn_file_actions_destroy(&fa);
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	free(argv);
+	free(argbuf);
+	free(env);
+	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb; (void)type; (void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Remove the directory tree at path (ours: made by mkdtemp). */
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void print_row(const char *step, const char *caches, double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	printf("| %s | %s | %.3f | %.3f | %.3f |\n", step, caches, v[n / 2], v[0], v[n - 1]);
+}
+
+/* Generation; a cold load (JIT, every cache off); a first load with an
+ * empty driver JIT cache, and the second load that cache then answers; a
+ * warm load (mmagen's disk cache): medians of REPS runs each.  Every
+ * load runs in a fresh context; the cold and first loads in fresh
+ * processes (see above). */
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 {
-	enum { REPS = 9 };
-	double gen[REPS], cold[REPS], warm[REPS];
-	char *ptx = NULL;
+	double gen[REPS], cold[REPS], first[REPS], second[REPS], warm[REPS], two[2];
+	char *ptx = NULL, op[256];
 	char dir[] = "/tmp/mmagen-bench-XXXXXX";
-	mmart_ctx *ctx;
-	int rc;
+	char mdir[sizeof dir + 32], cdir[sizeof dir + 32];
+	char set_mdir[sizeof mdir + 32], set_cdir[sizeof cdir + 32];
+	const char *child = getenv(BENCH_CHILD);
+	int rc = 1, made = 0, hit;
 
 	for (int i = 0; i < REPS; i++) {
 		double t0 = now_ms();
 		mmagen_free(ptx);
-		if (mmagen_emit_tile(f, t, o->tile, MMAGEN_FMT_PTX, &ptx, NULL))
-			return fail_lib("emit");
+		ptx = NULL;
+		if (mmagen_emit_tile(f, t, o->tile, MMAGEN_FMT_PTX, &ptx, NULL)) {
+			fail_lib("emit");
+			goto out;
+		}
 		gen[i] = now_ms() - t0;
+		if (child)
+			break;
 	}
-	if (!mkdtemp(dir))
-		return fprintf(stderr, "mmagen: cannot make a temporary cache directory\n"), 1;
-	setenv("MMAGEN_CACHE_DIR", dir, 1);
-	setenv("CUDA_CACHE_DISABLE", "1", 1);
+	if (child) {
+		rc = bench_child(child, o, ptx);
+		goto out;
+	}
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "mmagen: cannot make a temporary directory %s\n", dir);
+		goto out;
+	}
+	made = 1;
+	snprintf(mdir, sizeof mdir, "%s/mmagen", dir);
+	snprintf(set_mdir, sizeof set_mdir, "MMAGEN_CACHE_DIR=%s", mdir);
+
+	/* cold: no cache anywhere, the environment set before the driver loads */
+	const char *set_cold[] = { BENCH_CHILD "=jit", "CUDA_CACHE_DISABLE=1",
+				   "MMAGEN_CACHE=0", set_mdir, NULL };
+	if ((rc = run_child(set_cold, cold, REPS)))
+		goto out;
+	/* first load with an empty driver cache, then the load it answers */
 	for (int i = 0; i < REPS; i++) {
-		/* a fresh context each time: the in-process module cache is
-		 * per context, so every load below reaches the disk or the JIT */
-		mmart_module *mod;
-		int hit;
-		if ((rc = open_ctx(o, &ctx)))
-			return rc;
-		setenv("MMAGEN_CACHE", "0", 1);
-		double t0 = now_ms();
-		if (mmart_load_ptx(ctx, ptx, &mod, &hit))
-			return rt_fail("cold load");
-		cold[i] = now_ms() - t0;
-		mmart_close(ctx);
-		if ((rc = open_ctx(o, &ctx)))
-			return rc;
-		setenv("MMAGEN_CACHE", "1", 1);
-		if (i == 0 && mmart_load_ptx(ctx, ptx, &mod, &hit))   /* fill */
-			return rt_fail("load");
-		mmart_close(ctx);
-		if ((rc = open_ctx(o, &ctx)))
-			return rc;
-		t0 = now_ms();
-		if (mmart_load_ptx(ctx, ptx, &mod, &hit))
-			return rt_fail("warm load");
-		warm[i] = now_ms() - t0;
+		snprintf(cdir, sizeof cdir, "%s/cuda%d", dir, i);
+		snprintf(set_cdir, sizeof set_cdir, "CUDA_CACHE_PATH=%s", cdir);
+		const char *set_first[] = { BENCH_CHILD "=first", set_cdir,
+					    "MMAGEN_CACHE=0", set_mdir, NULL };
+		if (mkdir(cdir, 0700)) {
+			fprintf(stderr, "mmagen: cannot make %s\n", cdir);
+			rc = 1;
+			goto out;
+		}
+		if ((rc = run_child(set_first, two, 2)))
+			goto out;
+		first[i] = two[0];
+		second[i] = two[1];
+	}
+	/* warm: mmagen's disk cache, filled once (here the driver's state does
+	 * not matter: a hit loads a cubin, there is nothing to JIT) */
+	setenv("MMAGEN_CACHE_DIR", mdir, 1);
+	setenv("MMAGEN_CACHE", "1", 1);
+	if ((rc = timed_load(o, ptx, &warm[0], &hit)))
+		goto out;
+	for (int i = 0; i < REPS; i++) {
+		if ((rc = timed_load(o, ptx, &warm[i], &hit)))
+			goto out;
 		if (hit != MMART_CACHE_HIT)
 			fprintf(stderr, "mmagen: warning: warm load was not a cache hit (%d)\n", hit);
-		mmart_close(ctx);
 	}
-	qsort(gen, REPS, sizeof *gen, cmp_double);
-	qsort(cold, REPS, sizeof *cold, cmp_double);
-	qsort(warm, REPS, sizeof *warm, cmp_double);
-	char op[256];
 	printf("bench load: %s on %s, %zu bytes of PTX, medians of %d\n",
 	       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t), strlen(ptx), REPS);
-	printf("| step | median ms | min ms | max ms |\n|---|---|---|---|\n");
-	printf("| generate | %.3f | %.3f | %.3f |\n", gen[REPS / 2], gen[0], gen[REPS - 1]);
-	printf("| cold load (JIT, no caches) | %.3f | %.3f | %.3f |\n", cold[REPS / 2], cold[0], cold[REPS - 1]);
-	printf("| warm load (mmagen disk cache) | %.3f | %.3f | %.3f |\n", warm[REPS / 2], warm[0], warm[REPS - 1]);
+	printf("| step | caches | median ms | min ms | max ms |\n|---|---|---|---|---|\n");
+	print_row("generate", "-", gen, REPS);
+	print_row("cold load (JIT)",
+		  "all off: CUDA_CACHE_DISABLE=1 and MMAGEN_CACHE=0 before the driver loaded", cold, REPS);
+	print_row("first load, empty driver JIT cache",
+		  "driver cache on, CUDA_CACHE_PATH a new empty directory; MMAGEN_CACHE=0", first, REPS);
+	print_row("second load, driver JIT cache filled",
+		  "driver cache on (filled by the first load); MMAGEN_CACHE=0", second, REPS);
+	print_row("warm load (mmagen disk cache)",
+		  "mmagen disk cache on, filled once (a cubin: nothing to JIT)", warm, REPS);
+	rc = 0;
+out:
+	if (made)
+		rm_tree(dir);
 	mmagen_free(ptx);
-	return 0;
+	return rc;
 }
