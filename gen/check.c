@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "ref.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,7 @@ static mmagen_status find_params(struct mmagen_check *c)
 
 	for (int o = 0; o < OP_COUNT; o++)
 		c->param[o] = -1;
+	assert(ti->nparams <= ARRAY_SIZE(ti->params));   /* the generators' bound */
 	for (unsigned p = 0; p < ti->nparams; p++) {
 		int o = 0;
 		while (o < OP_COUNT && strcmp(ti->params[p].name, op_names[o]))
