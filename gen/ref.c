@@ -15,6 +15,7 @@
  * A, with zeros where the 2:4 (1:2 for tf32) pattern pruned it.
  */
 #include "internal.h"
+#include "ref.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -265,6 +266,11 @@ static unsigned block_size(const mmagen_form *f)
 	if (f->scale_vec == 4 || f->scale_vec == 16 || f->stype == MMAGEN_UE4M3)
 		v = 16;
 	return f->sparse ? 2 * v : v;
+}
+
+unsigned ref_scale_block(const mmagen_form *f)
+{
+	return block_size(f);
 }
 
 static mmagen_type scale_type(const mmagen_form *f)

@@ -1,6 +1,8 @@
 /* run.h - `mmagen run` and `mmagen bench`: generate, JIT-load through
  * libmmart, launch, check against the CPU reference.  Part of the CLI, not
- * of libmmagen (the generator library has no CUDA dependency at all). */
+ * of libmmagen (the generator library has no CUDA dependency at all): the
+ * inputs, the reference and the comparison are libmmagen's mmagen_check_*;
+ * this side holds the runtime calls and the printing. */
 #ifndef MMAGEN_RUN_H
 #define MMAGEN_RUN_H
 

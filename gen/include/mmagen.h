@@ -578,6 +578,111 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
  * nothing is left at path. */
 mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);
 
+/* ---- checking tile kernels (gen/check.c) ----
+ * Everything about checking a tile kernel except the GPU: inputs for the
+ * kernel's parameters (packed as its manifest says), the exact reference D,
+ * and the comparison of the D the kernel wrote with it.  Parameters are
+ * found by name ("A", "B", "C", "D", "E", "SA", "SB"), never by position.
+ * With a runtime (libmmart) a program checks a kernel in a few calls:
+ *
+ *   mmagen_emit_tile(f, t, opts, MMAGEN_FMT_PTX, &ptx, NULL);
+ *   mmagen_check_new(f, opts, MMAGEN_CHECK_RANDOM, seed, &chk);
+ *   ti = mmagen_check_tile(chk);
+ *   for every parameter p < ti->nparams: allocate ti->params[p].bytes on
+ *       the device and copy mmagen_check_data(chk, p, ...) there (for the
+ *       output D that is the poison: a kernel that writes nothing fails);
+ *   launch ti->kernel (grid, block, smem from ti; kernel arguments are the
+ *       device pointers in parameter order);
+ *   mmagen_check_find_param(ti, "D", &d); copy parameter d back;
+ *   mmagen_check_verify(chk, dbuf, ti->params[d].bytes, &res);
+ *
+ * Inputs are drawn from splitmix64(seed): the same form, options, input set
+ * and seed give the same bytes. */
+
+/* X(id, name): the input sets.
+ *   random     random bit patterns over the type's range (floats: finite,
+ *              and small enough that no partial sum overflows D)
+ *   max        every A and B element at the type's largest value (random
+ *              signs where D cannot overflow)
+ *   subnormal  A, B and C random subnormals (float types)
+ *   special    A[0][*] NaN, A[1][0] Inf, A[2][*] -0, C[0][0] -0
+ *   overflow   integer A, B at their extremes and C near the largest value,
+ *              so that s32 wraps (or saturates with .satfinite) */
+#define MMAGEN_CHECK_INPUTS_LIST(X)                                        \
+	X(RANDOM, "random") X(MAX, "max") X(SUBNORMAL, "subnormal")      \
+	X(SPECIAL, "special") X(OVERFLOW, "overflow")
+
+typedef enum mmagen_check_inputs {
+#define MMAGEN_X_(id, name) MMAGEN_CHECK_##id,
+	MMAGEN_CHECK_INPUTS_LIST(MMAGEN_X_)
+#undef MMAGEN_X_
+	MMAGEN_CHECK_INPUTS_COUNT
+} mmagen_check_inputs;
+
+/* The byte every output parameter is filled with before the launch. */
+#define MMAGEN_CHECK_POISON 0xFFu
+
+/* "random", "max", ...; NULL for a value outside the list. */
+const char *mmagen_check_inputs_name(unsigned inputs);
+mmagen_status mmagen_check_inputs_parse(const char *s, unsigned *out);
+
+/* A prepared check: the tile's manifest, its inputs and the expected D. */
+typedef struct mmagen_check mmagen_check;
+
+/* Prepare the check of form f's tile kernel with tile options o (NULL:
+ * defaults; they must be those the kernel was emitted with), input set
+ * `inputs` (MMAGEN_CHECK_*) and seed.  Free with mmagen_check_free(). */
+mmagen_status mmagen_check_new(const mmagen_form *f, const mmagen_tile_opts *o,
+			       unsigned inputs, uint64_t seed, mmagen_check **out);
+void mmagen_check_free(mmagen_check *c);
+/* The kernel's manifest (as mmagen_tile_info_of gives it); owned by c. */
+const mmagen_tile_info *mmagen_check_tile(const mmagen_check *c);
+/* Index of the parameter called `name` in ti ("D" -> 3 for mma tiles);
+ * MMAGEN_UNKNOWN_NAME (naming the parameters there are) when none is. */
+mmagen_status mmagen_check_find_param(const mmagen_tile_info *ti, const char *name,
+				      unsigned *index);
+/* The bytes to copy into parameter `param` before the launch: packed
+ * inputs, or MMAGEN_CHECK_POISON bytes for an output.  Owned by c. */
+mmagen_status mmagen_check_data(const mmagen_check *c, unsigned param,
+				const void **data, size_t *bytes);
+/* The logical operands as element patterns, row-major, one per uint64_t:
+ * "A" (the dense MxK that the reference multiplies; sparse forms: zeros
+ * where pruned), "B", "C", "SA", "SB" as generated, and "D": the expected
+ * D patterns.  Sizes in *rows, *cols.  Owned by c. */
+mmagen_status mmagen_check_operand(const mmagen_check *c, const char *name,
+				   const uint64_t **elems, unsigned *rows,
+				   unsigned *cols);
+
+/* What verify found.  Set `size` to sizeof(mmagen_check_result) before
+ * the call: later versions may append fields and fill only what the
+ * caller's size holds. */
+typedef struct mmagen_check_result {
+	size_t size;
+	int pass;                /* 1 when every element is acceptable */
+	size_t bad;              /* elements that are not */
+	size_t total;            /* elements compared (D's rows x cols) */
+	double max_err;          /* largest error as the comparison measures
+				  * it: |got - exact| for floating D (0 where
+				  * both are the same NaN/Inf); for integer D
+				  * the distance to the expected pattern
+				  * modulo 2^bits (wrap-around), as D is
+				  * compared modulo 2^bits */
+	double max_rel;          /* largest error / (sum|a*b| + |c|) */
+	unsigned row, col;       /* the first bad element, row-major order */
+	uint64_t got, expected;  /* its D patterns: the kernel's, the
+				  * reference's */
+	double got_value;        /* the kernel's value */
+	double exact;            /* the exact A*B+C before rounding into D
+				  * (integer .satfinite: before saturation) */
+} mmagen_check_result;
+
+/* Compare the D the kernel wrote (`d`, `bytes` of the D parameter as it
+ * came back from the device) with the reference, element by element,
+ * under mmagen_ref_accept's tolerance.  MMAGEN_OK means the comparison
+ * ran; r->pass says whether D is right. */
+mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
+				  size_t bytes, mmagen_check_result *r);
+
 #ifdef __cplusplus
 }
 #endif
