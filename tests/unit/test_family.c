@@ -118,6 +118,7 @@ static const struct {
 	{ MMAGEN_Q_LAYOUT, MMAGEN_COL, "col", ".col" },
 	{ MMAGEN_Q_SATFINITE, 1, "yes", ".satfinite" },
 	{ MMAGEN_Q_BITOP, MMAGEN_AND_POPC, "and", ".and.popc" },
+	{ MMAGEN_Q_BITOP, MMAGEN_XOR_POPC, "xor", ".xor.popc" },
 	{ MMAGEN_Q_KIND, MMAGEN_KIND_MXF4NVF4, "mxf4nvf4", ".kind::mxf4nvf4" },
 	{ MMAGEN_Q_KIND, MMAGEN_KIND_I8, "i8", ".kind::i8" },
 	{ MMAGEN_Q_BLOCK_SCALE, 1, "yes", ".block_scale" },
@@ -217,6 +218,32 @@ static void test_qual_forms(void)
 	}
 }
 
+/* Complete opcodes as the PTX ISA writes them (ptxas 13.0 takes each):
+ * each must be the opcode of some form of the table. */
+static void test_opcodes(void)
+{
+	static const char *const want[] = {
+		"mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc",
+		"mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s4.u4.s32",
+		"mma.sync.aligned.m16n8k16.row.col.rz.f64.f64.f64.f64",
+		"mma.sp::ordered_metadata.sync.aligned.m16n8k128.row.col.kind::mxf4nvf4."
+		"block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+		"wgmma.mma_async.sp.sync.aligned.m64n160k64.satfinite.s32.u8.u8",
+		"tcgen05.mma.ws.sp.cta_group::1.kind::i8",
+		"tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32",
+		"ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b6x16_p32",
+		"stmatrix.sync.aligned.m16n8.x1.trans.shared.b8",
+	};
+	char op[256];
+	for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+		int found = 0;
+		for (size_t i = 0; i < mmagen_form_count() && !found; i++)
+			found = !strcmp(mmagen_form_opcode(mmagen_form_at(i), op, sizeof op),
+					want[w]);
+		CHECK(found, "no form prints '%s'", want[w]);
+	}
+}
+
 /* The sigs.def tokens: each sets its field, "-" nothing, others fail. */
 static void test_tokens(void)
 {
@@ -306,6 +333,7 @@ int main(void)
 	test_qual_known();
 	test_qual_parse();
 	test_qual_forms();
+	test_opcodes();
 	test_tokens();
 	test_rules();
 	test_errors();
