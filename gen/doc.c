@@ -1,6 +1,8 @@
 /* doc.c - docs/signatures.md, generated from the table so that it cannot
  * go stale silently (a test compares the two). */
+#include "family.h"
 #include "ptx.h"
+#include "qual.h"
 #include "table.h"
 
 #include <string.h>
@@ -15,26 +17,17 @@ static void targets_of(struct buf *b, uint32_t feature)
 		}
 }
 
+/* The sparse column as the docs show it: its PTX spelling (".sp"), or
+ * the token itself where there is none ("dense"). */
 static const char *sparse_label(const char *s)
 {
-	if (!strcmp(s, "dense"))
-		return "dense";
-	if (!strcmp(s, "sp"))
-		return ".sp";
-	if (!strcmp(s, "ordered"))
-		return ".sp::ordered_metadata";
-	return s;
+	const struct qual *q = qual_by_token(s, strlen(s), MMAGEN_Q_SPARSE,
+					     MMAGEN_Q_SPARSE);
+	return q && q->ptx && q->ptx[0] ? q->ptx : s;
 }
 
 mmagen_status mmagen_doc_signatures(char **out, size_t *len)
 {
-	static const char *const titles[] = {
-		[MMAGEN_FAM_MMA] = "mma.sync and mma.sp",
-		[MMAGEN_FAM_WGMMA] = "wgmma.mma_async (sm_90a)",
-		[MMAGEN_FAM_TCGEN05] = "tcgen05.mma (sm_100 family)",
-		[MMAGEN_FAM_LDMATRIX] = "ldmatrix",
-		[MMAGEN_FAM_STMATRIX] = "stmatrix",
-	};
 	struct buf b;
 
 	buf_init(&b);
@@ -59,7 +52,7 @@ mmagen_status mmagen_doc_signatures(char **out, size_t *len)
 		      mmagen_targets[t].min_ptx / 10, mmagen_targets[t].min_ptx % 10);
 	for (int fam = MMAGEN_FAM_MMA; fam < MMAGEN_FAM_END; fam++) {
 		emitf(&b, "\n## $s\n\n| sparse | shapes | A | B | D:C | layouts | qualifiers | forms | targets | PTX |\n"
-			  "|---|---|---|---|---|---|---|---|---|---|\n", titles[fam]);
+			  "|---|---|---|---|---|---|---|---|---|---|\n", family_of(fam)->doc_title);
 		for (size_t r = 0; r < mmagen_row_count; r++) {
 			const struct row *row = &mmagen_rows[r];
 			size_t nforms = 0;

@@ -1,14 +1,23 @@
 /* emit.h - the instruction model shared by the family emitters (emit_*.c)
- * and the writers of modules and wrappers (instr.c).
+ * and the writers of modules and wrappers.
  *
  * A family emitter turns a form into an opcode string and an operand list;
  * everything that prints (PTX module, CUDA inline asm, plain text) works
- * from that list, so a new family is one emit_*.c and rows in sigs.def.
+ * from that list, so a new family is one emit_*.c, rows in sigs.def and
+ * one entry in the family list (family.c).  Files:
+ *   family.c   the family list; dispatch: opcode, shape, operands of a form
+ *   operand.c  the operand model (instr_add, register types, operand text)
+ *   module.c   PTX modules: header, .reg lines, the instruction, test entry
+ *   forms.c    one module with an entry per form (ptxas checks)
+ *   cuda.c     the CUDA inline-asm wrapper
+ *   instr.c    mmagen_emit_instr, the public entry
+ *   qual.c     qualifier spellings (emit_qual)
  */
 #ifndef MMAGEN_EMIT_H
 #define MMAGEN_EMIT_H
 
 #include "ptx.h"
+#include "qual.h"
 #include "table.h"
 
 enum reg_type { R_B32, R_F32, R_F64, R_B64, R_B16, R_PRED };
@@ -33,11 +42,12 @@ struct operand {
 };
 
 #define MAX_OPS 14
+#define INSTR_MAX_AROUND 4
 struct instr {
 	struct operand op[MAX_OPS];
 	int nops;
-	const char *pre[4];  /* lines the module runs before the instruction */
-	const char *post[4]; /* ... and after it */
+	/* lines the module runs before the instruction, and after it */
+	const char *pre[INSTR_MAX_AROUND], *post[INSTR_MAX_AROUND];
 };
 
 struct family_emitter {
@@ -51,17 +61,15 @@ struct family_emitter {
 
 extern const struct family_emitter mmagen_emit_mma, mmagen_emit_wgmma,
 	mmagen_emit_tcgen05, mmagen_emit_ldmatrix, mmagen_emit_stmatrix;
+/* The emitter of a family (family.c); NULL if `family` is not one. */
 const struct family_emitter *family_emitter(int family);
 
-/* Helpers for family emitters. */
+/* Helpers for family emitters.  More than MAX_OPS operands is a bug
+ * (assert). */
 void instr_add(struct instr *in, const char *name, int kind, int count,
 	       int rtype, int dir);
 void instr_add_imm(struct instr *in, const char *name, int32_t v);
 void instr_add_immvec(struct instr *in, const char *name, int32_t a, int32_t b);
-/* Registers holding `elems` elements of type t per thread: 32-bit
- * registers except for f64 (one per element); `container` bits per element
- * (the type's own width unless a kind packs narrower types wider). */
-int regs_for(unsigned elems, unsigned container_bits, mmagen_type t);
 /* Register type for an accumulator / fragment of element type t. */
 int reg_type_of(mmagen_type t);
 
@@ -77,8 +85,17 @@ void emit_instruction(struct buf *b, const mmagen_form *f, const struct instr *i
 void emit_regs(struct buf *b, const struct instr *in);
 /* ".version", ".target", ".address_size" */
 void emit_header(struct buf *b, int t, unsigned v);
-/* PTX spelling of enum reg_type ("b32") */
+/* PTX spelling of enum reg_type ("b32"), and its bytes in memory */
 extern const char *const reg_ptx[];
+extern const unsigned reg_bytes[];
+
+/* An entry `name`(in, out) that loads every input of f's instruction from
+ * in[], runs it, and stores every output to out[] (module.c). */
+void emit_test_entry(struct buf *b, const mmagen_form *f, const char *name);
+/* The standalone module of f on target t: comment, header, one entry. */
+void emit_module(struct buf *b, const mmagen_form *f, int t);
+/* The CUDA wrapper header of f on target t with operands in (cuda.c). */
+void emit_cuda(struct buf *b, const mmagen_form *f, int t, const struct instr *in);
 
 /* One module for target t at .version `version` with one entry per form
  * ("mmagen_f0", ...); first_line[i], if given, receives the line where

@@ -3,14 +3,13 @@
  * stmatrix.sync.aligned.shape.num{.trans}.shared.type  [p], d; */
 #include "emit.h"
 
-static const char *const ld_names[] = {
-	"", "b16", "b8", "b8x16.b6x16_p32", "b8x16.b4x16_p64",
-};
-
 static void ldst_opcode(const char *op, const mmagen_form *f, struct buf *b)
 {
-	emitf(b, "$s.sync.aligned.m$un$u.x$u$s.shared.$s", op, f->m, f->n,
-	      f->num, f->trans ? ".trans" : "", ld_names[f->ldtype]);
+	emitf(b, "$s.sync.aligned.m$un$u", op, f->m, f->n);
+	emit_qual(b, MMAGEN_Q_NUM, f->num);
+	emit_qual(b, MMAGEN_Q_TRANS, f->trans);
+	buf_puts(b, ".shared");
+	emit_qual(b, MMAGEN_Q_LDTYPE, f->ldtype);
 }
 
 static void ld_opcode(const mmagen_form *f, struct buf *b)

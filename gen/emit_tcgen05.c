@@ -7,29 +7,16 @@
  * the element types too, so the table's types are idesc facts. */
 #include "emit.h"
 
-static const char *const kind_names[] = {
-	"",
-#define X(id, s) s,
-	MMAGEN_KIND_LIST(X)
-#undef X
-};
-
 static void tc_opcode(const mmagen_form *f, struct buf *b)
 {
 	buf_puts(b, "tcgen05.mma");
-	if (f->ws)
-		buf_puts(b, ".ws");
-	if (f->sparse)
-		buf_puts(b, ".sp");
-	emitf(b, ".cta_group::$u.kind::$s", f->cta_group, kind_names[f->kind]);
-	if (f->ashift)
-		buf_puts(b, ".ashift");
-	if (f->block_scale)
-		buf_puts(b, ".block_scale");
-	if (f->scale_vec >= 16)
-		emitf(b, ".block$u", f->scale_vec);
-	else if (f->scale_vec)
-		emitf(b, ".scale_vec::$uX", f->scale_vec);
+	emit_qual(b, MMAGEN_Q_WS, f->ws);
+	emit_qual(b, MMAGEN_Q_SPARSE, f->sparse);
+	emit_qual(b, MMAGEN_Q_CTA_GROUP, f->cta_group);
+	emit_qual(b, MMAGEN_Q_KIND, f->kind);
+	emit_qual(b, MMAGEN_Q_ASHIFT, f->ashift);
+	emit_qual(b, MMAGEN_Q_BLOCK_SCALE, f->block_scale);
+	emit_qual(b, MMAGEN_Q_SCALE_VEC, f->scale_vec);
 }
 
 static void tc_operands(const mmagen_form *f, struct instr *in)

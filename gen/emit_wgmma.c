@@ -9,13 +9,12 @@
 
 static void wgmma_opcode(const mmagen_form *f, struct buf *b)
 {
-	emitf(b, "wgmma.mma_async$s.sync.aligned.m$un$uk$u",
-	      f->sparse ? ".sp" : "", f->m, f->n, f->k);
-	if (f->satfinite)
-		buf_puts(b, ".satfinite");
+	buf_puts(b, "wgmma.mma_async");
+	emit_qual(b, MMAGEN_Q_SPARSE, f->sparse);
+	emitf(b, ".sync.aligned.m$un$uk$u", f->m, f->n, f->k);
+	emit_qual(b, MMAGEN_Q_SATFINITE, f->satfinite);
 	emitf(b, ".$t.$t.$t", f->d, f->a, f->b);
-	if (f->bitop)
-		emitf(b, ".$s.popc", f->bitop == MMAGEN_XOR_POPC ? "xor" : "and");
+	emit_qual(b, MMAGEN_Q_BITOP, f->bitop);
 }
 
 static void wgmma_operands(const mmagen_form *f, struct instr *in)
@@ -26,11 +25,11 @@ static void wgmma_operands(const mmagen_form *f, struct instr *in)
 	int isfloat = mmagen_type_is_float((mmagen_type)f->a);
 	int trans = f->a == MMAGEN_F16 || f->a == MMAGEN_BF16;
 
-	instr_add(in, "d", OP_VEC, regs_for(ecd, mmagen_type_bits(f->d), f->d),
+	instr_add(in, "d", OP_VEC, (int)frag_regs(ecd, mmagen_type_bits(f->d), f->d),
 		  reg_type_of(f->d), DIR_INOUT);
 	if (f->asrc == MMAGEN_ASRC_REG)
 		instr_add(in, "a", OP_VEC,
-			  regs_for(64u * ka / 128u, mmagen_type_bits(f->a), f->a),
+			  (int)frag_regs(64u * ka / 128u, mmagen_type_bits(f->a), f->a),
 			  R_B32, DIR_IN);
 	else
 		instr_add(in, "da", OP_REG, 1, R_B64, DIR_IN);

@@ -12,15 +12,6 @@
 #define MMAGEN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MMAGEN_PRINTF(f, a)
-/* The first legality rule (rules.def) that request r breaks: its message
- * (may contain one %s for the target) and name, or NULL. */
-const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
-
-/* Sparsity granule of an mma.sp form: elements per group along K, how many
- * are kept, and the unit kept together (1, or 2 for 4:8 pairs). */
-int mmagen_sparse_granule(const mmagen_form *f, unsigned *group, unsigned *keep,
-			  unsigned *unit);
-
 #endif
 
 /* Record a failure for mmagen_last_error() and return s, so that callers
@@ -32,6 +23,14 @@ void mmagen_clear_error(void);
 /* The first legality rule (rules.def) that request r breaks: its message
  * (may contain one %s for the target) and name, or NULL. */
 const char *mmagen_rule_broken(const mmagen_request *r, const char **name);
+
+/* Bits one element of type t takes in a register of form f: 8 for FP6/FP4
+ * under kind::f8f6f4 and kind::mxf8f6f4 (padded containers), otherwise
+ * the type's width (layout.c). */
+unsigned form_container_bits(const mmagen_form *f, mmagen_type t);
+/* Registers per thread holding `elems` elements of `elem_bits` bits of
+ * type t: 32-bit registers, f64 one per element; at least 1 (layout.c). */
+unsigned frag_regs(unsigned elems, unsigned elem_bits, mmagen_type t);
 
 /* Sparsity granule of an mma.sp form: elements per group along K, how many
  * are kept, and the unit kept together (1, or 2 for 4:8 pairs). */

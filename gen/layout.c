@@ -100,13 +100,27 @@ static int is_quad_pair(const mmagen_form *f)
 
 /* Bits one element takes in a register: kind::f8f6f4 and mxf8f6f4 put
  * FP6/FP4 in 8-bit containers (e2m1 sits in bits 2..5 of its byte, per
- * CuTe's fp4_shift); mxf4/mxf4nvf4 pack e2m1 tightly.  Same rule as
- * emit_mma.c. */
-static unsigned container_bits(const mmagen_form *f, mmagen_type t)
+ * CuTe's fp4_shift); mxf4/mxf4nvf4 pack e2m1 tightly.  The one copy of
+ * this rule (internal.h). */
+unsigned form_container_bits(const mmagen_form *f, mmagen_type t)
 {
 	if (f->kind == MMAGEN_KIND_F8F6F4 || f->kind == MMAGEN_KIND_MXF8F6F4)
 		return 8;
 	return mmagen_type_bits(t);
+}
+
+/* Registers per thread for `elems` elements of `elem_bits` each: 32-bit
+ * registers, except f64 (one 64-bit register per element).  Never 0: a
+ * fragment of a shape too small for any real form still takes one
+ * register ("{}" would be a syntax error that stops ptxas, not a verdict
+ * on the form).  The one copy of this rule (internal.h). */
+unsigned frag_regs(unsigned elems, unsigned elem_bits, mmagen_type t)
+{
+	if (!elems)
+		return 1;
+	if (t == MMAGEN_F64)
+		return elems;
+	return (elems * elem_bits + 31) / 32;
 }
 
 static unsigned pick_layout(const mmagen_form *f, int operand)
@@ -160,9 +174,9 @@ static mmagen_status operand_geom(const mmagen_form *f, int operand,
 	}
 	fr->threads = is_quad_pair(f) ? 8 : 32;
 	fr->reg_bits = t == MMAGEN_F64 ? 64 : 32;
-	fr->elem_bits = kstored ? container_bits(f, t) : mmagen_type_bits(t);
+	fr->elem_bits = kstored ? form_container_bits(f, t) : mmagen_type_bits(t);
 	fr->elems = fr->reg_bits / fr->elem_bits;
-	fr->regs = fr->rows * fr->cols / (fr->threads * fr->elems);
+	fr->regs = frag_regs(fr->rows * fr->cols / fr->threads, fr->elem_bits, t);
 	g->layout = pick_layout(f, operand);
 	g->sym[SYM_P - SYM_BASE] = fr->elems;
 	g->sym[SYM_4P - SYM_BASE] = 4 * fr->elems;
@@ -296,7 +310,7 @@ mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 
 	/* One index per kept unit: tf32 keeps one, with a 4-bit code. */
 	unsigned width = keep == 1 ? 4 : 2;
-	int style = container_bits(f, (mmagen_type)f->a) >= 16 ?
+	int style = form_container_bits(f, (mmagen_type)f->a) >= 16 ?
 		    META_HALVES : META_ROWS;
 	struct meta_field m;
 	meta_field(style, ccol / keep, row / 8, &m);

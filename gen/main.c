@@ -325,14 +325,7 @@ static int filtered_out(const struct opts *o, const mmagen_form *f)
 
 static const char *family_label(const mmagen_form *f)
 {
-	static const char *const sp[][3] = {
-		[MMAGEN_FAM_MMA] = { "mma.sync", "mma.sp", "mma.sp::ordered_metadata" },
-		[MMAGEN_FAM_WGMMA] = { "wgmma", "wgmma.sp", "wgmma.sp" },
-		[MMAGEN_FAM_TCGEN05] = { "tcgen05.mma", "tcgen05.mma.sp", "tcgen05.mma.sp" },
-		[MMAGEN_FAM_LDMATRIX] = { "ldmatrix", "ldmatrix", "ldmatrix" },
-		[MMAGEN_FAM_STMATRIX] = { "stmatrix", "stmatrix", "stmatrix" },
-	};
-	return sp[f->family][f->sparse];
+	return mmagen_form_family_label(f);
 }
 
 static const char *tname(int t)

@@ -307,6 +307,9 @@ mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out)
 	if (r->target < 0 || r->target >= T_COUNT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"a target is required (e.g. --arch sm_90a)");
+	mmagen_status s = table_ready();
+	if (s)
+		return s;
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *f = mmagen_form_at(i);
 		if (!mmagen_form_on_target(f, r->target) || !matches(r, f))

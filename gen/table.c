@@ -1,5 +1,6 @@
 /* table.c - expands the rows of sigs.def into concrete forms, once. */
 #include "table.h"
+#include "qual.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@ const size_t mmagen_row_count = ARRAY_SIZE(mmagen_rows);
 
 static mmagen_form *forms;
 static size_t nforms, capforms;
+static int out_of_memory;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* ---- tiny tokenizer over the row strings ---- */
@@ -76,51 +78,18 @@ static int tok_is(const char *t, size_t n, const char *lit)
 	return strlen(lit) == n && !memcmp(t, lit, n);
 }
 
+/* The quals column: every qualifier field but the two that have their
+ * own columns (sparse, layouts). */
 int form_apply_token(mmagen_form *f, const char *t, size_t n)
 {
-	static const char *const kinds[] = {
-#define X(id, s) "kind::" s,
-		MMAGEN_KIND_LIST(X)
-#undef X
-	};
 	if (tok_is(t, n, "-"))
 		return 0;
-	if (tok_is(t, n, "satfinite")) { f->satfinite = 1; return 0; }
-	if (tok_is(t, n, "xor")) { f->bitop = MMAGEN_XOR_POPC; return 0; }
-	if (tok_is(t, n, "and")) { f->bitop = MMAGEN_AND_POPC; return 0; }
-	if (tok_is(t, n, "block_scale")) { f->block_scale = 1; return 0; }
-	if (tok_is(t, n, "sv1")) { f->scale_vec = 1; return 0; }
-	if (tok_is(t, n, "sv2")) { f->scale_vec = 2; return 0; }
-	if (tok_is(t, n, "sv4")) { f->scale_vec = 4; return 0; }
-	if (tok_is(t, n, "blk16")) { f->scale_vec = 16; return 0; }
-	if (tok_is(t, n, "blk32")) { f->scale_vec = 32; return 0; }
-	if (tok_is(t, n, "ue8m0")) { f->stype = MMAGEN_UE8M0; return 0; }
-	if (tok_is(t, n, "ue4m3")) { f->stype = MMAGEN_UE4M3; return 0; }
-	if (tok_is(t, n, "cta1")) { f->cta_group = 1; return 0; }
-	if (tok_is(t, n, "cta2")) { f->cta_group = 2; return 0; }
-	if (tok_is(t, n, "ws")) { f->ws = 1; return 0; }
-	if (tok_is(t, n, "ashift")) { f->ashift = 1; return 0; }
-	if (tok_is(t, n, "areg")) { f->asrc = MMAGEN_ASRC_REG; return 0; }
-	if (tok_is(t, n, "asmem")) { f->asrc = MMAGEN_ASRC_SMEM; return 0; }
-	if (tok_is(t, n, "atmem")) { f->asrc = MMAGEN_ASRC_TMEM; return 0; }
-	if (tok_is(t, n, "rn")) { f->rnd = MMAGEN_RN; return 0; }
-	if (tok_is(t, n, "rz")) { f->rnd = MMAGEN_RZ; return 0; }
-	if (tok_is(t, n, "rm")) { f->rnd = MMAGEN_RM; return 0; }
-	if (tok_is(t, n, "rp")) { f->rnd = MMAGEN_RP; return 0; }
-	if (tok_is(t, n, "x1")) { f->num = 1; return 0; }
-	if (tok_is(t, n, "x2")) { f->num = 2; return 0; }
-	if (tok_is(t, n, "x4")) { f->num = 4; return 0; }
-	if (tok_is(t, n, "trans")) { f->trans = 1; return 0; }
-	if (tok_is(t, n, "b16")) { f->ldtype = MMAGEN_LD_B16; return 0; }
-	if (tok_is(t, n, "b8")) { f->ldtype = MMAGEN_LD_B8; return 0; }
-	if (tok_is(t, n, "b6p32")) { f->ldtype = MMAGEN_LD_B6P32; return 0; }
-	if (tok_is(t, n, "b4p64")) { f->ldtype = MMAGEN_LD_B4P64; return 0; }
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-		if (tok_is(t, n, kinds[i])) {
-			f->kind = (uint8_t)(i + 1);
-			return 0;
-		}
-	return -1;
+	const struct qual *q = qual_by_token(t, n, MMAGEN_Q_SATFINITE,
+					     MMAGEN_Q_END - 1);
+	if (!q)
+		return -1;
+	qual_apply(f, q);
+	return 0;
 }
 
 int form_equal(const mmagen_form *x, const mmagen_form *y)
@@ -130,15 +99,24 @@ int form_equal(const mmagen_form *x, const mmagen_form *y)
 	return !memcmp(&a, &b, sizeof a);
 }
 
+/* Out of memory leaves the table empty (never half-built); table_ready()
+ * reports it. */
 static void push(const mmagen_form *f)
 {
+	if (out_of_memory)
+		return;
 	if (nforms == capforms) {
-		capforms = capforms ? 2 * capforms : 1024;
-		forms = realloc(forms, capforms * sizeof *forms);
-		/* The table is static data: running out of memory for it at
-		 * start-up is not something a caller can handle. */
-		if (!forms)
-			abort();
+		size_t cap = capforms ? 2 * capforms : 1024;
+		mmagen_form *p = realloc(forms, cap * sizeof *forms);
+		if (!p) {
+			free(forms);
+			forms = NULL;
+			nforms = capforms = 0;
+			out_of_memory = 1;
+			return;
+		}
+		forms = p;
+		capforms = cap;
 	}
 	forms[nforms++] = *f;
 }
@@ -195,8 +173,16 @@ static void expand_layouts(mmagen_form f, const char *lay, const char *quals)
 		return;
 	}
 	while ((n = next_word(&lay, ' ', &w))) {
-		f.alayout = w[0] == 'r' ? MMAGEN_ROW : MMAGEN_COL;
-		f.blayout = w[4] == 'r' ? MMAGEN_ROW : MMAGEN_COL;
+		/* "row.col": A's layout, then B's */
+		const char *dot = memchr(w, '.', n);
+		assert(dot && "layouts in sigs.def are written A.B");
+		const struct qual *qa = qual_by_token(w, (size_t)(dot - w),
+						      MMAGEN_Q_LAYOUT, MMAGEN_Q_LAYOUT);
+		const struct qual *qb = qual_by_token(dot + 1, n - (size_t)(dot + 1 - w),
+						      MMAGEN_Q_LAYOUT, MMAGEN_Q_LAYOUT);
+		assert(qa && qb && "unknown layout in sigs.def");
+		f.alayout = qa->value;
+		f.blayout = qb->value;
 		expand_quals(f, quals);
 	}
 }
@@ -294,14 +280,10 @@ static void build(void)
 			memset(&f, 0, sizeof f);
 			f.family = r->family;
 			f.row = (uint16_t)i;
-			if (tok_is(w, n, "dense"))
-				f.sparse = MMAGEN_SPARSE_NONE;
-			else if (tok_is(w, n, "sp"))
-				f.sparse = MMAGEN_SPARSE_SP;
-			else if (tok_is(w, n, "ordered"))
-				f.sparse = MMAGEN_SPARSE_ORDERED;
-			else
-				assert(!"bad sparse column in sigs.def");
+			const struct qual *q = qual_by_token(w, n, MMAGEN_Q_SPARSE,
+							     MMAGEN_Q_SPARSE);
+			assert(q && "bad sparse column in sigs.def");
+			f.sparse = q->value;
 			expand_shapes(f, r);
 		}
 	}
@@ -310,6 +292,15 @@ static void build(void)
 static void init(void)
 {
 	pthread_once(&once, build);
+}
+
+mmagen_status table_ready(void)
+{
+	init();
+	if (out_of_memory)
+		return mmagen_set_error(MMAGEN_NO_MEMORY,
+			"out of memory expanding the instruction table (gen/sigs.def)");
+	return MMAGEN_OK;
 }
 
 size_t mmagen_form_count(void)

@@ -34,6 +34,9 @@ extern const struct target mmagen_targets[T_COUNT];
 extern const struct row mmagen_rows[];
 extern const size_t mmagen_row_count;
 
+/* MMAGEN_OK once the rows are expanded into forms; MMAGEN_NO_MEMORY (and
+ * an empty table: mmagen_form_count() is 0) if memory ran out. */
+mmagen_status table_ready(void);
 /* Apply one qualifier token of the sigs.def grammar to a form; -1 if the
  * token is unknown. Shared with the sweep's candidate generator. */
 int form_apply_token(mmagen_form *f, const char *tok, size_t len);

@@ -18,13 +18,6 @@
 #define K_STD (KBIT(F16) | KBIT(TF32) | KBIT(F8F6F4))
 #define K_MX (KBIT(MXF8F6F4) | KBIT(MXF4) | KBIT(MXF4NVF4))
 
-static const char *const kind_names[] = {
-	"",
-#define X(id, s) s,
-	MMAGEN_KIND_LIST(X)
-#undef X
-};
-
 static int block_scaled(unsigned kind)
 {
 	return (K_MX >> kind) & 1;
@@ -122,7 +115,7 @@ static unsigned nearest_n(const struct shape_rule *r, unsigned n)
 /* "kind::f16 .ws .sp with cta_group::1" */
 static void rule_name(char *s, size_t len, const mmagen_form *f)
 {
-	snprintf(s, len, "tcgen05 kind::%s%s%s%s with cta_group::%u", kind_names[f->kind],
+	snprintf(s, len, "tcgen05 kind::%s%s%s%s with cta_group::%u", mmagen_qual_name(MMAGEN_Q_KIND, f->kind),
 		 f->ws ? " .ws" : "", f->sparse ? " .sp" : "", f->ashift ? " .ashift" : "",
 		 f->cta_group);
 }

@@ -27,7 +27,8 @@ extern "C" {
 	X(TARGET, "form not available on this target")                     \
 	X(NO_MEMORY, "out of memory")                                      \
 	X(IO, "input/output error")                                        \
-	X(UNSUPPORTED, "not supported by this generator")
+	X(UNSUPPORTED, "not supported by this generator")                 \
+	X(INTERNAL, "internal error (a bug in mmagen)")
 
 typedef enum mmagen_status {
 #define MMAGEN_X_(id, str) MMAGEN_##id,
@@ -159,9 +160,49 @@ typedef struct mmagen_form {
 	uint16_t row;        /* index of the table row it came from */
 } mmagen_form;
 
-/* Family name as used by --family: "mma", "wgmma", "tcgen05", ... */
+/* Family name as used by --family: "mma", "wgmma", "tcgen05", ...;
+ * "unknown" for a value that is not a family. */
 const char *mmagen_family_name(int family);
-/* All forms of the table, in table order. */
+/* Parse a family spelling of the command line ("mma", "mma.sync",
+ * "mma.sp", "wgmma.sp", "tcgen05.mma", ...): *family is the family,
+ * *sparse the sparsity the spelling implies (MMAGEN_SPARSE_*) or
+ * MMAGEN_ANY when it implies none (ldmatrix).  On failure
+ * MMAGEN_UNKNOWN_NAME and a message listing the legal spellings. */
+mmagen_status mmagen_family_parse(const char *s, unsigned *family,
+				  unsigned *sparse);
+/* Legal spellings for mmagen_family_parse, ", "-separated, into buf. */
+const char *mmagen_family_legal(char *buf, size_t n);
+/* How listings name f's family with its sparsity: "mma.sync", "mma.sp",
+ * "mma.sp::ordered_metadata", "wgmma.sp", "tcgen05.mma", "ldmatrix". */
+const char *mmagen_form_family_label(const mmagen_form *f);
+
+/* ---- qualifiers: one table (gen/qual.c) ----
+ * Each qualifier field of mmagen_form (MMAGEN_Q_LAYOUT: alayout and
+ * blayout) with the names the command line uses for its values. */
+typedef enum mmagen_qual_field {
+	MMAGEN_Q_SPARSE, MMAGEN_Q_LAYOUT, MMAGEN_Q_SATFINITE, MMAGEN_Q_BITOP,
+	MMAGEN_Q_KIND, MMAGEN_Q_BLOCK_SCALE, MMAGEN_Q_SCALE_VEC,
+	MMAGEN_Q_STYPE, MMAGEN_Q_CTA_GROUP, MMAGEN_Q_WS, MMAGEN_Q_ASHIFT, MMAGEN_Q_ASRC,
+	MMAGEN_Q_RND, MMAGEN_Q_NUM, MMAGEN_Q_TRANS, MMAGEN_Q_LDTYPE,
+	MMAGEN_Q_END
+} mmagen_qual_field;
+
+/* The field's option name without "--": "sparse", "popc" (bitop),
+ * "scale-vec", "cta-group", ...; NULL for a bad field. */
+const char *mmagen_qual_field_name(mmagen_qual_field q);
+/* The CLI name of value v of field q: "sp", "row", "xor", "f16" (kind),
+ * "2X" (scale_vec), "yes"/"no", "none"; NULL if v has none. */
+const char *mmagen_qual_name(mmagen_qual_field q, unsigned v);
+/* Every name field q takes, aliases included ("none, dense, sp, ..."),
+ * ", "-separated, into buf; returns buf. */
+const char *mmagen_qual_legal(mmagen_qual_field q, char *buf, size_t n);
+/* Parse a CLI name or alias ("2X" or "2", "yes" or "1" or "true") of
+ * field q into *v.  Unknown: MMAGEN_UNKNOWN_NAME, the message lists the
+ * legal names. */
+mmagen_status mmagen_qual_parse(mmagen_qual_field q, const char *s, unsigned *v);
+/* All forms of the table, in table order.  The table is expanded on first
+ * use; if memory runs out it stays empty (count 0) and mmagen_select()
+ * returns MMAGEN_NO_MEMORY. */
 size_t mmagen_form_count(void);
 const mmagen_form *mmagen_form_at(size_t i);
 /* 1 when the form assembles on target t. */
