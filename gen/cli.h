@@ -69,7 +69,8 @@ struct cli_spec {
 	const struct cli_opt *opts;
 	int nopts;
 	const char *intro;           /* markdown before the commands */
-	const char *outro;           /* the last line of every help */
+	const char *top;             /* the end of `mmagen --help` */
+	const char *outro;           /* the last line of a command's help */
 };
 
 /* Exit statuses of the engine. */

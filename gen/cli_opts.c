@@ -369,7 +369,8 @@ const struct cli_spec cli_spec = {
 	.opts = options,
 	.nopts = (int)(sizeof options / sizeof options[0]),
 	.intro = intro,
-	.outro = "SELECTOR: --arch A plus --opcode STRING or fields (--family, --shape, --a, ...).\n"
-		 "'mmagen COMMAND --help' or 'mmagen help COMMAND' lists a command's options;\n"
-		 "docs/cli.md is the reference.",
+	.top = "SELECTOR: --arch A plus --opcode STRING or fields (--family, --shape, --a, ...).\n"
+	       "'mmagen COMMAND --help' or 'mmagen help COMMAND' lists a command's options;\n"
+	       "docs/cli.md is the reference.",
+	.outro = "'mmagen help' lists every command; docs/cli.md is the reference.",
 };

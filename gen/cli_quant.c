@@ -97,6 +97,47 @@ static int parse_count(const char *v, size_t *count)
 	return 0;
 }
 
+/* How many f32 values the input of `len` bytes holds (--count or all). */
+static int f32_count(const struct quant_args *q, size_t len, size_t *count)
+{
+	int rc;
+	if (q->count) {
+		if (!(rc = parse_count(q->count, count)))
+			rc = expect_size(q->in, len, *count * 4, "the f32 values");
+		return rc;
+	}
+	if (len % 4 || !len)
+		return cli_fail(CLI_USAGE, "%s holds %s bytes: not a non-empty f32 array",
+				cli_quote(q->in), len ? "a partial f32 in its" : "no");
+	*count = len / 4;
+	return 0;
+}
+
+/* Elements to a side file first, so that a failed scales write leaves
+ * neither output behind. */
+static int write_pair(const struct quant_args *q, const unsigned char *eb,
+		      size_t ne, const unsigned char *sb, size_t ns)
+{
+	char side[4096];
+	int e;
+
+	if (snprintf(side, sizeof side, "%s.quant-part", q->out) >= (int)sizeof side)
+		return cli_fail(1, "cannot write %s: File name too long", cli_quote(q->out));
+	if (mmagen_write_file(side, (const char *)eb, ne))
+		return cli_lib_fail(1, NULL);
+	if (mmagen_write_file(q->scales, (const char *)sb, ns)) {
+		remove(side);
+		return cli_lib_fail(1, NULL);
+	}
+	if (rename(side, q->out)) {
+		e = errno;
+		remove(side);
+		remove(q->scales);
+		return cli_fail(1, "cannot write %s: %s", cli_quote(q->out), strerror(e));
+	}
+	return 0;
+}
+
 static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
 {
 	unsigned char *raw, *eb = NULL, *sb = NULL;
@@ -106,19 +147,8 @@ static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
 
 	if ((rc = read_all(q->in, &raw, &len)))
 		return rc;
-	if (q->count) {
-		if (!(rc = parse_count(q->count, &count)))
-			rc = expect_size(q->in, len, count * 4, "the f32 values");
-	} else if (len % 4 || !len) {
-		rc = cli_fail(CLI_USAGE, "%s holds %s bytes: not a non-empty f32 array", cli_quote(q->in),
-			 len ? "a partial f32 in its" : "no");
-	} else {
-		count = len / 4;
-	}
-	if (rc) {
-		free(raw);
-		return rc;
-	}
+	if ((rc = f32_count(q, len, &count)))
+		goto out;
 	mmagen_quant_sizes(s, count, &ne, &ns);
 	x = malloc(count * sizeof *x);
 	eb = calloc(ne, 1);
@@ -134,28 +164,11 @@ static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
 	}
 	if (q->global && !strcmp(q->global, "auto"))
 		s->global_scale = mmagen_nvfp4_global_scale(x, count);
-	if (mmagen_quantize(s, x, count, eb, sb)) {
+	if (mmagen_quantize(s, x, count, eb, sb))
 		rc = cli_lib_fail(1, NULL);
-		goto out;
-	}
-	/* elements to a side file first, so that a failed scales write
-	 * leaves neither output behind */
-	char side[4096];
-	snprintf(side, sizeof side, "%s.quant-part", q->out);
-	if (mmagen_write_file(side, (const char *)eb, ne)) {
-		rc = cli_lib_fail(1, NULL);
-	} else if (mmagen_write_file(q->scales, (const char *)sb, ns)) {
-		remove(side);
-		rc = cli_lib_fail(1, NULL);
-	} else if (rename(side, q->out)) {
-		remove(side);
-		remove(q->scales);
-		rc = cli_fail(1, "cannot write %s: %s", cli_quote(q->out), strerror(errno));
-	} else {
-		rc = 0;
-		if (q->global && !strcmp(q->global, "auto"))
-			printf("global_scale %.9g\n", s->global_scale);
-	}
+	else if (!(rc = write_pair(q, eb, ne, sb, ns)) && q->global &&
+		 !strcmp(q->global, "auto"))
+		printf("global_scale %.9g\n", s->global_scale);
 out:
 	free(raw);
 	free(x);
