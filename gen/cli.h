@@ -90,6 +90,8 @@ int cli_parse(const struct cli_spec *s, int cmd, int argc, char **argv,
 void cli_help(const struct cli_spec *s, int cmd, FILE *f);
 /* The markdown reference: every command and every option. */
 void cli_doc(const struct cli_spec *s, FILE *f);
+/* A bash completion script (cli_complete.c). */
+void cli_completion(const struct cli_spec *s, FILE *f);
 
 /* One value of vals (error: one line, CLI_USAGE). */
 int cli_pick(const char *opt, const char *v, const struct cli_value *vals,

@@ -215,7 +215,7 @@ static const struct cli_value tile_fmt_vals[] = {
 #define TILE (C(EMIT_TILE) | C(RUN_TILE) | C(BENCH_LOAD))
 #define SEL (C(LIST) | EMIT | TILE)
 #define QUANT (C(QUANTIZE) | C(DEQUANTIZE))
-#define DOC (C(DOC_SIGNATURES) | C(DOC_CLI))
+#define DOC (C(DOC_SIGNATURES) | C(DOC_CLI) | C(DOC_COMPLETION))
 
 #define AT_(field) offsetof(struct opts, field)
 #define FLAG(nm, cm, grp, field, h) \

@@ -60,12 +60,27 @@ static int cmd_emit_tile(struct opts *o)
 	return rc;
 }
 
+/* Without --arch the target comes from the GPU; a request that no form of
+ * any target matches is refused before looking for one. */
+static int check_request(const struct opts *o)
+{
+	for (size_t i = 0; i < mmagen_form_count(); i++)
+		if (mmagen_form_matches(&o->req, mmagen_form_at(i)))
+			return 0;
+	if (o->req.opcode)
+		return cli_fail(1, "%s is not a legal opcode on any target; see '" CLI_PROG
+				" list --opcodes'", cli_quote(o->req.opcode));
+	return cli_fail(1, "no form of any target has these fields; see '" CLI_PROG " list'");
+}
+
 static int run_cmd(struct opts *o, int bench)
 {
 	const mmagen_form *f;
 	int rc;
 
 	if (!o->arch) {
+		if ((rc = check_request(o)))
+			return rc;
 		/* the GPU's own target */
 		if ((rc = device_target(&o->run, &o->req.target)))
 			return rc;
@@ -103,7 +118,8 @@ static int cmd_doc_signatures(struct opts *o)
 	return rc;
 }
 
-static int cmd_doc_cli(struct opts *o)
+/* A document that the CLI writes from its own tables. */
+static int write_generated(struct opts *o, void (*gen)(const struct cli_spec *, FILE *))
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -112,7 +128,7 @@ static int cmd_doc_cli(struct opts *o)
 
 	if (!f)
 		return cli_fail(1, "out of memory");
-	cli_doc(&cli_spec, f);
+	gen(&cli_spec, f);
 	if (fclose(f)) {
 		free(text);
 		return cli_fail(1, "out of memory");
@@ -120,6 +136,16 @@ static int cmd_doc_cli(struct opts *o)
 	rc = write_out(o, text, len);
 	free(text);
 	return rc;
+}
+
+static int cmd_doc_cli(struct opts *o)
+{
+	return write_generated(o, cli_doc);
+}
+
+static int cmd_doc_completion(struct opts *o)
+{
+	return write_generated(o, cli_completion);
 }
 
 static int (*const handlers[NCMDS])(struct opts *) = {
@@ -132,6 +158,7 @@ static int (*const handlers[NCMDS])(struct opts *) = {
 	[CMD_DEQUANTIZE] = cmd_dequantize,
 	[CMD_DOC_SIGNATURES] = cmd_doc_signatures,
 	[CMD_DOC_CLI] = cmd_doc_cli,
+	[CMD_DOC_COMPLETION] = cmd_doc_completion,
 };
 
 int main(int argc, char **argv)

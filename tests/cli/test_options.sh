@@ -35,7 +35,7 @@ for row in "list|--json|--output" "emit instr|--format ptx|cuda|text|--swizzle" 
 	   "emit tile|--swizzle none|32|64|128|--seed" "run tile|--seed N|--output" \
 	   "bench load|--device D|--seed" "quantize|--scales FILE|--arch" \
 	   "dequantize|--global-scale X|--opcode" "doc signatures|-o, --output FILE|--arch" \
-	   "doc cli|-o, --output FILE|--json"; do
+	   "doc cli|-o, --output FILE|--json" "doc completion|-o, --output FILE|--arch"; do
 	sub=${row%%|*}
 	has=${row#*|}; has=${has%|*}
 	hasnt=${row##*|}
@@ -61,7 +61,7 @@ check '[ $? -eq 0 ] && grep -q "^usage: mmagen run tile" "$tmp/h1"' "run tile -h
 "$mm" --help >"$tmp/h1" 2>&1 && "$mm" help >"$tmp/h2" 2>&1
 check 'cmp -s "$tmp/h1" "$tmp/h2"' "--help and help differ"
 for sub in list "emit instr" "emit tile" "run tile" "bench load" quantize dequantize \
-	   "doc signatures" "doc cli"; do
+	   "doc signatures" "doc cli" "doc completion"; do
 	check 'grep -q "^       mmagen $sub \|^usage: mmagen $sub " "$tmp/h1"' "--help lacks usage of $sub"
 done
 "$mm" emit --help >"$tmp/h1" 2>&1
@@ -85,6 +85,9 @@ usage 2 "'emit tile' takes no --all" emit tile --arch sm_90a --opcode "$OP" --ou
 usage 2 "list prints one of --json, --opcodes, --targets" list --json --opcodes
 usage 2 "list --targets prints every target" list --targets --family wgmma
 usage 2 "--sample-n samples --all" run tile --opcode "$OP" --sample-n
+# the request is checked before looking for a GPU (no GPU: exit 77)
+usage 1 "'bogus' is not a legal opcode on any target" run tile --opcode bogus
+usage 1 "no form of any target has these fields" run tile --all --family wgmma --a s4
 
 # ---- --opt=value is --opt value ----
 "$mm" emit instr --arch sm_90 --opcode "$OP" --format text >"$tmp/a" 2>&1
@@ -175,7 +178,7 @@ fi
 # ---- docs/cli.md is complete: every option of every help is in it ----
 "$mm" doc cli >"$tmp/cli.md"
 for sub in list "emit instr" "emit tile" "run tile" "bench load" quantize dequantize \
-	   "doc signatures" "doc cli"; do
+	   "doc signatures" "doc cli" "doc completion"; do
 	check 'grep -q "^## $sub\$" "$tmp/cli.md"' "doc cli lacks a section for $sub"
 	# shellcheck disable=SC2086
 	"$mm" help $sub 2>/dev/null | grep -o -- "^  \(-., \)\?--[a-z-]*" | sed 's/.*--/--/' | sort -u >"$tmp/opts"
@@ -183,6 +186,26 @@ for sub in list "emit instr" "emit tile" "run tile" "bench load" quantize dequan
 		check 'grep -q -- "\`$opt" "$tmp/cli.md"' "doc cli lacks $opt ($sub)"
 	done <"$tmp/opts"
 done
+
+# ---- the bash completion script, from the same tables ----
+"$mm" doc completion >"$tmp/completion.bash"
+# complete WORDS... : what bash would offer for the last word
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _mmagen
+		 printf "%s\n" "${COMPREPLY[@]}"' sh "$tmp/completion.bash" "$@" | sort | tr '\n' ' '
+}
+if command -v bash >/dev/null; then
+	check '[ "$(complete_words mmagen em)" = "emit " ]' "complete 'em': $(complete_words mmagen em)"
+	check '[ "$(complete_words mmagen emit "")" = "instr tile " ]' "complete 'emit '"
+	check '[ "$(complete_words mmagen emit tile --sw)" = "--swizzle " ]' "complete 'emit tile --sw'"
+	check '[ "$(complete_words mmagen emit instr --sw)" = " " ]' "emit instr completes --swizzle"
+	check '[ "$(complete_words mmagen emit instr --format "")" = "cuda ptx text " ]' \
+		"complete 'emit instr --format': $(complete_words mmagen emit instr --format "")"
+	check '[ "$(complete_words mmagen emit tile --format "")" = "json ptx " ]' "complete 'emit tile --format'"
+	check '[ "$(complete_words mmagen list --ws "")" = "no yes " ]' "complete 'list --ws'"
+	check '[ "$(complete_words mmagen quantize --form)" = "--format " ]' "complete 'quantize --form'"
+	check '[ "$(complete_words mmagen help d)" = "dequantize doc " ]' "complete 'help d'"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
