@@ -308,7 +308,7 @@ static const struct cli_opt *lookup(const struct cli_spec *s, int cmd,
 	const struct cli_opt *known = NULL;
 	const char *spelled = NULL;
 	const char *cname = s->cmds[cmd].name, *hint;
-	char name[CLI_QUOTE_MAX + 1];
+	char name[CLI_QUOTE_MAX + 2];   /* one byte more: cli_quote marks the cut */
 
 	for (int i = 0; i < s->nopts; i++)
 		if (opt_is(&s->opts[i], a, n)) {
@@ -323,7 +323,7 @@ static const struct cli_opt *lookup(const struct cli_spec *s, int cmd,
 			 cname, spelled, cname);
 		return NULL;
 	}
-	snprintf(name, sizeof name, "%.*s", (int)(n < CLI_QUOTE_MAX ? n : CLI_QUOTE_MAX), a);
+	snprintf(name, sizeof name, "%.*s", (int)(n <= CLI_QUOTE_MAX ? n : CLI_QUOTE_MAX + 1), a);
 	if ((hint = suggest(s, cmd, a, n)))
 		cli_fail(CLI_USAGE, "unknown option %s for '%s'; did you mean %s? see '"
 			 CLI_PROG " %s --help'", cli_quote(name), cname, hint, cname);
