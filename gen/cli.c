@@ -226,7 +226,7 @@ static int help_cmd(const struct cli_spec *s, int argc, char **argv)
 {
 	int words, rc, c;
 
-	if (argc == 2) {
+	if (argc == 2 || (argc == 3 && is_help(argv[2]))) {
 		cli_help(s, -1, stdout);
 		return 0;
 	}
