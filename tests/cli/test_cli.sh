@@ -96,7 +96,7 @@ expect_fail "bad value 'cuda' for --format" emit tile --arch sm_90 --opcode $OP 
 expect_fail "bad --seed 'abc'" run tile --opcode $OP --seed abc
 expect_fail "bad --device 'x'" run tile --opcode $OP --device x
 expect_fail "bad value 'huge' for --inputs" run tile --opcode $OP --inputs huge
-expect_fail "run and bench print results" run tile --opcode $OP -o "$O"
+expect_fail "'run tile' takes no -o" run tile --opcode $OP -o "$O"
 expect_ok emit tile --arch sm_80 --opcode mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 --format json
 python3 - "$tmp/stdout" <<'PY' && ok || ko "tile manifest is not the expected JSON"
 import json, sys

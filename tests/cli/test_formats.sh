@@ -121,7 +121,7 @@ expect_fail "unknown option '--bogus'" \
 	quantize --format mxfp8 --bogus 1 --in "$tmp/a.f32" --out "$O" --scales "$S"
 expect_fail "option --scales needs a value" \
 	quantize --format mxfp8 --in "$tmp/a.f32" --out "$O" --scales
-expect_fail "cannot read $tmp/none.f32" \
+expect_fail "cannot read '$tmp/none.f32': No such file" \
 	quantize --format mxfp8 --in "$tmp/none.f32" --out "$O" --scales "$S"
 printf 'abcde' >"$tmp/odd.f32"
 expect_fail "not a non-empty f32 array" \

@@ -1,0 +1,376 @@
+/* cli_opts.c - the option table of mmagen, the value parsers it names, and
+ * the command table (cli_cmds.def): everything the parser, the help and
+ * docs/cli.md know about the command line comes from here. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_opts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void opts_init(struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	mmagen_request_init(&o->req);
+	mmagen_tile_opts_init(&o->tile);
+	o->format = MMAGEN_FMT_PTX;
+	o->type = MMAGEN_ANY;
+	o->run.device = -1;
+	o->run.tile = &o->tile;
+	o->run.seed = (uint64_t)time(NULL);
+}
+
+/* ---- value parsers (cli_fn): 0, or an exit status after one line ---- */
+
+#define OPTS(dst) ((struct opts *)(dst))
+#define AT(dst, opt, type) ((type *)((char *)(dst) + (opt)->off))
+
+static int set_arch(const struct cli_opt *opt, const char *v, void *dst)
+{
+	(void)opt;
+	if (mmagen_target_parse(v, &OPTS(dst)->req.target))
+		return cli_lib_fail(CLI_USAGE, NULL);
+	OPTS(dst)->arch = v;
+	return 0;
+}
+
+static int set_type(const struct cli_opt *opt, const char *v, void *dst)
+{
+	mmagen_type t;
+	if (mmagen_type_parse(v, &t))
+		return cli_lib_fail(CLI_USAGE, opt->name);
+	*AT(dst, opt, unsigned) = t;
+	return 0;
+}
+
+static int set_family(const struct cli_opt *opt, const char *v, void *dst)
+{
+	(void)opt;
+	return cli_family_parse(v, &OPTS(dst)->req);
+}
+
+/* A decimal number of at most `max`, digits only (no sign, no space). */
+static int number(const char *v, unsigned long max, unsigned long *out)
+{
+	unsigned long x = 0;
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	for (; isdigit((unsigned char)*v); v++)
+		if ((x = x * 10 + (unsigned long)(*v - '0')) > max)
+			return -1;
+	*out = x;
+	return *v ? -1 : 0;
+}
+
+/* One dimension "<letter><number>" at *p: 1 .. MMAGEN_ANY - 1. */
+static int dim(const char **p, char letter, unsigned *out)
+{
+	char digits[8];
+	size_t n;
+	unsigned long x;
+
+	if (**p != letter)
+		return -1;
+	n = strspn(*p + 1, "0123456789");
+	if (!n || n >= sizeof digits)
+		return -1;
+	memcpy(digits, *p + 1, n);
+	digits[n] = '\0';
+	if (number(digits, MMAGEN_ANY - 1, &x) || !x)
+		return -1;
+	*out = (unsigned)x;
+	*p += 1 + n;
+	return 0;
+}
+
+static int set_shape(const struct cli_opt *opt, const char *v, void *dst)
+{
+	mmagen_request *r = &OPTS(dst)->req;
+	const char *p = v;
+	unsigned m, n, k;
+
+	(void)opt;
+	if (!dim(&p, 'm', &m) && !dim(&p, 'n', &n)) {
+		if (!*p) {                                  /* ldmatrix */
+			r->m = m, r->n = n;
+			return 0;
+		}
+		if (!dim(&p, 'k', &k) && !*p) {
+			r->m = m, r->n = n, r->k = k;
+			return 0;
+		}
+	} else if (p = v, !dim(&p, 'k', &k) && !*p) {      /* tcgen05 */
+		r->k = k;
+		return 0;
+	}
+	return cli_fail(CLI_USAGE, "bad --shape %s; write it like m16n8k16 "
+			"(ldmatrix: m8n8, tcgen05: k16)", cli_quote(v));
+}
+
+static int set_layout(const struct cli_opt *opt, const char *v, void *dst)
+{
+	static const char *const l[] = { "row.row", "row.col", "col.row", "col.col" };
+	mmagen_request *r = &OPTS(dst)->req;
+
+	(void)opt;
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcmp(v, l[i])) {
+			r->alayout = i / 2 ? MMAGEN_COL : MMAGEN_ROW;
+			r->blayout = i % 2 ? MMAGEN_COL : MMAGEN_ROW;
+			return 0;
+		}
+	return cli_fail(CLI_USAGE, "bad --layout %s; legal: row.col, row.row, col.row, col.col",
+			cli_quote(v));
+}
+
+static int set_kind(const struct cli_opt *opt, const char *v, void *dst)
+{
+	if (!strncmp(v, "kind::", 6))
+		v += 6;
+	return cli_pick(opt->name, v, opt->vals, &OPTS(dst)->req.kind);
+}
+
+static int set_scale_d(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned yes;
+	int rc = cli_pick(opt->name, v, opt->vals, &yes);
+	OPTS(dst)->tile.scale_d = (int)yes;
+	return rc;
+}
+
+/* tcgen05's --m and --n */
+static int set_mn(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (number(v, 256, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give a number such as 128",
+				opt->name, cli_quote(v));
+	*AT(dst, opt, unsigned) = (unsigned)x;
+	return 0;
+}
+
+static int set_seed(const struct cli_opt *opt, const char *v, void *dst)
+{
+	char *end;
+	(void)opt;
+	errno = 0;
+	OPTS(dst)->run.seed = strtoull(v, &end, 0);
+	if (!isdigit((unsigned char)*v) || *end || errno)
+		return cli_fail(CLI_USAGE, "bad --seed %s; give a non-negative integer "
+				"below 2^64", cli_quote(v));
+	return 0;
+}
+
+static int set_device(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long d;
+	(void)opt;
+	if (number(v, 1024, &d))
+		return cli_fail(CLI_USAGE, "bad --device %s; give a device index such as 0",
+				cli_quote(v));
+	OPTS(dst)->run.device = (int)d;
+	return 0;
+}
+
+static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
+{
+	static const char *const edge[] = { NULL, "max", "subnormal", "special",
+					    "overflow" };
+	unsigned e;
+	int rc = cli_pick(opt->name, v, opt->vals, &e);
+	if (!rc)
+		OPTS(dst)->run.edge = edge[e];
+	return rc;
+}
+
+/* ---- value tables of options that only the command line has ---- */
+
+static const struct cli_value swizzle_vals[] = {
+	{ "none", 0, 0 }, { "32", 32, 0 }, { "64", 64, 0 }, { "128", 128, 0 },
+	{ "0", 0, 1 }, { NULL, 0, 0 } };
+static const struct cli_value major_vals[] = {
+	{ "k", 0, 0 }, { "mn", 1, 0 }, { NULL, 0, 0 } };
+static const struct cli_value inputs_vals[] = {
+	{ "random", 0, 0 }, { "max", 1, 0 }, { "subnormal", 2, 0 },
+	{ "special", 3, 0 }, { "overflow", 4, 0 }, { NULL, 0, 0 } };
+static const struct cli_value instr_fmt_vals[] = {
+	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "cuda", MMAGEN_FMT_CUDA, 0 },
+	{ "text", MMAGEN_FMT_TEXT, 0 }, { NULL, 0, 0 } };
+static const struct cli_value tile_fmt_vals[] = {
+	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
+	{ NULL, 0, 0 } };
+
+/* ---- the option table ----
+ * Row macros: FLAG (no argument), STR (the argument as given), NAMED (one
+ * of a value table), FN (a parser above; vals, if any, name its values).
+ * Columns: name, [metavar,] commands, destination, [values,] help.  Rows
+ * of one group are together; help and docs print them in this order. */
+
+#define C(id) (1u << CMD_##id)
+#define ALL ((1u << NCMDS) - 1)
+#define EMIT (C(EMIT_INSTR) | C(EMIT_TILE))
+#define TILE (C(EMIT_TILE) | C(RUN_TILE) | C(BENCH_LOAD))
+#define SEL (C(LIST) | EMIT | TILE)
+#define QUANT (C(QUANTIZE) | C(DEQUANTIZE))
+#define DOC (C(DOC_SIGNATURES) | C(DOC_CLI) | C(DOC_COMPLETION))
+
+#define AT_(field) offsetof(struct opts, field)
+#define FLAG(nm, cm, grp, field, h) \
+	{ .name = nm, .cmds = cm, .group = grp, .kind = CLI_FLAG, .off = AT_(field), .help = h }
+#define STR(nm, al, mv, cm, grp, field, h) { .name = nm, .alias = al, .arg = mv, \
+	.cmds = cm, .group = grp, .kind = CLI_STR, .off = AT_(field), .help = h }
+#define NAMED(nm, cm, grp, field, v, h) { .name = nm, .cmds = cm, .group = grp, \
+	.kind = CLI_NAMED, .off = AT_(field), .vals = v, .help = h }
+#define FN(nm, mv, cm, grp, f, field, v, h) { .name = nm, .arg = mv, .cmds = cm, \
+	.group = grp, .kind = CLI_FN, .fn = f, .off = AT_(field), .vals = v, .help = h }
+
+#define TYPES "f64 f32 tf32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 s32 s8 u8 s4 u4 b1, " \
+	"or an alias (fp16, half, bfloat16, float8_e4m3fn, int8, uint4, ...)"
+
+static const struct cli_opt options[] = {
+	FN("--arch", "A", SEL, "Selector", set_arch, arch, NULL,
+	   "the target: sm_80, sm_90a, sm_100a, ... (`list --targets`); emit needs it, "
+	   "run and bench default to the GPU's own, list shows only the forms that "
+	   "assemble on A"),
+	STR("--opcode", NULL, "STRING", SEL, "Selector", req.opcode,
+	    "a complete opcode as `list --opcodes` prints it; fields given with it must agree"),
+	FN("--family", "F", SEL, "Selector", set_family, req, NULL,
+	   "mma (alias mma.sync: dense), mma.sp, mma.sp::ordered_metadata, wgmma, "
+	   "wgmma.sp, tcgen05 (alias tcgen05.mma), tcgen05.sp (alias tcgen05.mma.sp), "
+	   "ldmatrix, stmatrix"),
+	FN("--shape", "SHAPE", SEL, "Selector", set_shape, req, NULL,
+	   "MxNxK written m16n8k16; ldmatrix/stmatrix m8n8; tcgen05 k16 (its M and N "
+	   "are --m and --n)"),
+	FN("--a", "T", SEL, "Selector", set_type, req.a, NULL, "A's element type: " TYPES),
+	FN("--b", "T", SEL, "Selector", set_type, req.b, NULL, "B's element type (as --a)"),
+	FN("--c", "T", SEL, "Selector", set_type, req.c, NULL, "C's element type (as --a)"),
+	FN("--d", "T", SEL, "Selector", set_type, req.d, NULL, "D's element type (as --a)"),
+	NAMED("--sparse", SEL, "Selector", req.sparse, cli_sparse_vals,
+	      "dense, 2:4 sparse (.sp), or .sp::ordered_metadata"),
+	FN("--layout", "row.col|row.row|col.row|col.col", SEL, "Selector", set_layout,
+	   req, NULL, "A's and B's layout (mma.sync)"),
+	NAMED("--satfinite", SEL, "Selector", req.satfinite, cli_yesno_vals,
+	      "the .satfinite qualifier"),
+	NAMED("--popc", SEL, "Selector", req.bitop, cli_popc_vals,
+	      "the b1 operation: xor.popc or and.popc"),
+	FN("--kind", NULL, SEL, "Selector", set_kind, req.kind, cli_kind_vals,
+	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync)"),
+	NAMED("--scale-vec", SEL, "Selector", req.scale_vec, cli_scale_vec_vals,
+	      "block_scale's scale_vec (scale factors per row of A)"),
+	FN("--stype", "T", SEL, "Selector", set_type, req.stype, NULL,
+	   "the scale factors' type: ue8m0 or ue4m3"),
+	NAMED("--cta-group", SEL, "Selector", req.cta_group, cli_cta_vals,
+	      "tcgen05's cta_group (2: a pair of CTAs)"),
+	NAMED("--ws", SEL, "Selector", req.ws, cli_yesno_vals,
+	      "tcgen05.mma.ws (weight-stationary)"),
+	NAMED("--asrc", SEL, "Selector", req.asrc, cli_asrc_vals,
+	      "where A comes from (wgmma: registers or shared memory; tcgen05: "
+	      "shared or Tensor Memory)"),
+	NAMED("--rnd", SEL, "Selector", req.rnd, cli_rnd_vals,
+	      "the rounding of f64 mma.sync"),
+	NAMED("--num", SEL, "Selector", req.num, cli_num_vals,
+	      "ldmatrix/stmatrix: how many 8x8 matrices"),
+	NAMED("--trans", SEL, "Selector", req.trans, cli_yesno_vals,
+	      "ldmatrix/stmatrix: .trans"),
+	NAMED("--ldtype", SEL, "Selector", req.ldtype, cli_ldtype_vals,
+	      "ldmatrix/stmatrix: the element shape"),
+
+	FN("--type", "T", C(LIST), "List", set_type, type, NULL,
+	   "only forms with T as A, B, C, D or scale type"),
+	FLAG("--json", C(LIST), "List", json, "print a JSON array of objects"),
+	FLAG("--opcodes", C(LIST), "List", opcodes,
+	     "print every distinct complete opcode, sorted, one per line"),
+	FLAG("--targets", C(LIST), "List", targets,
+	     "print the targets and the lowest .version each accepts"),
+
+	NAMED("--swizzle", TILE, "Tile", tile.swizzle, swizzle_vals,
+	      "the wgmma/tcgen05 shared-memory layout (default 128)"),
+	NAMED("--major-a", TILE, "Tile", tile.major_a, major_vals,
+	      "A K-major (default) or MN-major: transposed via imm-trans, f16/bf16 wgmma only"),
+	NAMED("--major-b", TILE, "Tile", tile.major_b, major_vals, "B's major (as --major-a)"),
+	FLAG("--neg-a", TILE, "Tile", tile.neg_a, "negate A (wgmma imm-scale-a = -1)"),
+	FLAG("--neg-b", TILE, "Tile", tile.neg_b, "negate B (wgmma imm-scale-b = -1)"),
+	FN("--scale-d", NULL, TILE, "Tile", set_scale_d, tile.scale_d, cli_yesno_vals,
+	   "no: D = A*B, without C"),
+	FN("--m", "M", TILE, "Tile", set_mn, tile.m, NULL,
+	   "tcgen05's M, in the instruction descriptor (default 128; cta_group::2: 256)"),
+	FN("--n", "N", TILE, "Tile", set_mn, tile.n, NULL,
+	   "tcgen05's N, in the instruction descriptor (default 64; cta_group::2: 128)"),
+
+	FLAG("--all", C(RUN_TILE), "Run", all,
+	     "every form of the target that the selector fields match, and a pass table"),
+	FLAG("--sample-n", C(RUN_TILE), "Run", sample_n,
+	     "with --all: for wgmma only the smallest N, 128 and the largest"),
+	FN("--seed", "N", C(RUN_TILE), "Run", set_seed, run.seed, NULL,
+	   "the random inputs' seed (default: the clock; printed)"),
+	FN("--inputs", NULL, C(RUN_TILE), "Run", set_inputs, run.edge, inputs_vals,
+	   "random (default) or an edge-case input set"),
+	FN("--device", "D", C(RUN_TILE) | C(BENCH_LOAD), "Run", set_device, run.device,
+	   NULL, "the CUDA device index (default: $MMAGEN_DEVICE or 0)"),
+
+	NAMED("--format", C(EMIT_INSTR), "Output", format, instr_fmt_vals,
+	      "a PTX module (default), a CUDA header, or the instruction line"),
+	NAMED("--format", C(EMIT_TILE), "Output", format, tile_fmt_vals,
+	      "the kernel (default) or its JSON manifest"),
+	STR("--output", "-o", "FILE", EMIT | DOC, "Output", out,
+	    "write FILE (through a temporary, renamed) instead of standard output"),
+
+	STR("--format", NULL, "mxfp8|mxfp6|mxfp4|nvfp4", QUANT, "Quantize", q.format,
+	    "the block-scaled format"),
+	STR("--elem", NULL, "T", QUANT, "Quantize", q.elem,
+	    "the element type where the format allows two (mxfp8: e4m3 or e5m2; "
+	    "mxfp6: e3m2 or e2m3)"),
+	STR("--in", NULL, "FILE", QUANT, "Quantize", q.in,
+	    "the input: raw little-endian f32 (quantize) or packed elements (dequantize)"),
+	STR("--out", NULL, "FILE", QUANT, "Quantize", q.out,
+	    "the output: packed elements (quantize) or raw f32 (dequantize)"),
+	STR("--scales", NULL, "FILE", QUANT, "Quantize", q.scales,
+	    "the scale factors, one byte per block"),
+	STR("--count", NULL, "N", QUANT, "Quantize", q.count,
+	    "the number of values (default: from the input's size)"),
+	STR("--global-scale", NULL, "X", QUANT, "Quantize", q.global,
+	    "nvfp4's per-tensor f32 scale; quantize also takes `auto` "
+	    "(amax/(448*6), printed)"),
+
+	{ .name = "--help", .alias = "-h", .cmds = ALL, .group = "Other",
+	  .kind = CLI_HELP, .help = "print this help and exit" },
+};
+
+static const struct cli_cmd commands[] = {
+#define CMD(id, nm, a, s, t) [CMD_##id] = { .name = nm, .args = a, .summary = s, .text = t },
+#include "cli_cmds.def"
+#undef CMD
+};
+
+static const char intro[] =
+	"SELECTOR is `--arch A` plus either `--opcode STRING` or fields (`--family`,\n"
+	"`--shape`, `--a`, ...; see [Options](#options)). `mmagen COMMAND --help` or\n"
+	"`mmagen help COMMAND` prints a command's usage and the options it takes;\n"
+	"a command refuses any other option. Options are written `--opt value` or\n"
+	"`--opt=value`.\n"
+	"\n"
+	"Exit status: 0 on success; 1 when the request is not legal, output fails\n"
+	"or a GPU result does not match the reference; 2 for bad usage (unknown\n"
+	"command or option, an option the command does not take, a missing or\n"
+	"malformed value, unknown target, type or family); 77 when `run`/`bench`\n"
+	"find no CUDA driver or GPU (the test suites count 77 as skipped). Every\n"
+	"failure prints exactly one line on stderr that names the rule and the\n"
+	"nearest legal alternatives (text from the command line is quoted, with\n"
+	"unprintable bytes as `\\xNN`), and leaves no output file (`-o` writes a\n"
+	"temporary file and renames it; an existing file is kept when the command\n"
+	"fails). A write error on standard output is an error too.\n";
+
+const struct cli_spec cli_spec = {
+	.cmds = commands,
+	.ncmds = NCMDS,
+	.opts = options,
+	.nopts = (int)(sizeof options / sizeof options[0]),
+	.intro = intro,
+	.top = "SELECTOR: --arch A plus --opcode STRING or fields (--family, --shape, --a, ...).\n"
+	       "'mmagen COMMAND --help' or 'mmagen help COMMAND' lists a command's options;\n"
+	       "docs/cli.md is the reference.",
+	.outro = "'mmagen help' lists every command; docs/cli.md is the reference.",
+};

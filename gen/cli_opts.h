@@ -1,0 +1,58 @@
+/* cli_opts.h - what the command line parses into, the command ids, and the
+ * command handlers (main.c, cli_list.c, cli_quant.c). */
+#ifndef MMAGEN_CLI_OPTS_H
+#define MMAGEN_CLI_OPTS_H
+
+#include "cli.h"
+#include "mmagen.h"
+#include "run.h"
+
+enum {
+#define CMD(id, name, args, summary, text) CMD_##id,
+#include "cli_cmds.def"
+#undef CMD
+	NCMDS
+};
+
+/* quantize / dequantize: the strings as given */
+struct quant_args {
+	const char *format, *elem, *in, *out, *scales, *count, *global;
+};
+
+/* Every option's destination (the option table says which option goes
+ * where). */
+struct opts {
+	mmagen_request req;          /* the selector */
+	const char *arch;            /* --arch as given (req.target parsed) */
+	const char *out;             /* -o */
+	unsigned format;             /* emit: mmagen_format */
+	unsigned type;               /* list --type, or MMAGEN_ANY */
+	int json, opcodes, targets;  /* list */
+	int all, sample_n;           /* run tile */
+	struct run_opts run;
+	mmagen_tile_opts tile;
+	struct quant_args q;
+};
+
+extern const struct cli_spec cli_spec;
+
+/* Defaults for every command. */
+void opts_init(struct opts *o);
+
+/* ---- cli_names.c: family and qualifier spellings ---- */
+extern struct cli_value cli_sparse_vals[], cli_yesno_vals[],
+	cli_popc_vals[], cli_kind_vals[], cli_scale_vec_vals[],
+	cli_cta_vals[], cli_asrc_vals[], cli_num_vals[], cli_ldtype_vals[],
+	cli_rnd_vals[];
+int cli_family_parse(const char *v, mmagen_request *r);
+const char *cli_family_label(const mmagen_form *f);
+const char *cli_asrc_name(unsigned asrc);
+/* Fill the value tables from the library's qualifier table. */
+void cli_names_init(void);
+
+/* ---- command handlers: an exit status ---- */
+int cmd_list(struct opts *o);
+int cmd_quantize(struct opts *o);
+int cmd_dequantize(struct opts *o);
+
+#endif

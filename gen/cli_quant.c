@@ -1,0 +1,262 @@
+/* cli_quant.c - `mmagen quantize` and `mmagen dequantize`: raw
+ * little-endian f32 <-> packed MX/NVFP4 elements and scales, in files.
+ * The byte formats are those of mmagen_quantize (mmagen.h).  Output goes
+ * through mmagen_write_file; quantize's two files appear together or not
+ * at all.  quantize --global-scale auto (nvfp4) prints the scale it chose,
+ * which dequantize then needs. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The whole file in *data (freed by the caller). */
+static int read_all(const char *path, unsigned char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap);
+
+	if (!f || !buf) {
+		int e = errno;
+		free(buf);
+		if (f)
+			fclose(f);
+		return cli_fail(CLI_USAGE, "cannot read %s: %s", cli_quote(path),
+				strerror(f ? ENOMEM : e));
+	}
+	for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+		n += got;
+		if (n == cap) {
+			unsigned char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return cli_fail(CLI_USAGE, "%s: out of memory", cli_quote(path));
+			}
+			buf = nb;
+		}
+	}
+	int err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		return cli_fail(CLI_USAGE, "cannot read %s: %s", cli_quote(path), strerror(err));
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* The file holds exactly `want` bytes. */
+static int expect_size(const char *path, size_t len, size_t want, const char *what)
+{
+	char msg[160];
+	if (len == want)
+		return 0;
+	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
+	return cli_fail(CLI_USAGE, "%s %s", cli_quote(path), msg);
+}
+
+static int quant_spec_of(const struct quant_args *q, mmagen_quant_spec *s)
+{
+	unsigned fmt;
+	mmagen_type elem = MMAGEN_TYPE_NONE;
+
+	/* unknown names are usage errors (2); a known pair that does not go
+	 * together is an illegal request (1) */
+	if (mmagen_qformat_parse(q->format, &fmt))
+		return cli_lib_fail(CLI_USAGE, "--format");
+	if (q->elem && mmagen_type_parse(q->elem, &elem))
+		return cli_lib_fail(CLI_USAGE, "--elem");
+	if (mmagen_quant_spec_init(s, fmt, elem))
+		return cli_lib_fail(1, NULL);
+	if (q->global && strcmp(q->global, "auto")) {
+		char *end;
+		double g = strtod(q->global, &end);
+		if (*end || end == q->global || !(g > 0.0 && g <= 3.4028234663852886e38))
+			return cli_fail(CLI_USAGE, "bad --global-scale %s; give a positive "
+					"finite number", cli_quote(q->global));
+		s->global_scale = g;
+	}
+	if (q->global && fmt != MMAGEN_QF_NVFP4)
+		return cli_fail(CLI_USAGE, "%s has no global scale; --global-scale is for nvfp4",
+				mmagen_qformat_name(fmt));
+	return 0;
+}
+
+static int parse_count(const char *v, size_t *count)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*end || !*v || *v == '-' || n == 0 || n > ((size_t)1 << 40))
+		return cli_fail(CLI_USAGE, "bad --count %s; give a positive number of values",
+				cli_quote(v));
+	*count = (size_t)n;
+	return 0;
+}
+
+/* How many f32 values the input of `len` bytes holds (--count or all). */
+static int f32_count(const struct quant_args *q, size_t len, size_t *count)
+{
+	int rc;
+	if (q->count) {
+		if (!(rc = parse_count(q->count, count)))
+			rc = expect_size(q->in, len, *count * 4, "the f32 values");
+		return rc;
+	}
+	if (len % 4 || !len)
+		return cli_fail(CLI_USAGE, "%s holds %s bytes: not a non-empty f32 array",
+				cli_quote(q->in), len ? "a partial f32 in its" : "no");
+	*count = len / 4;
+	return 0;
+}
+
+/* Elements to a side file first, so that a failed scales write leaves
+ * neither output behind. */
+static int write_pair(const struct quant_args *q, const unsigned char *eb,
+		      size_t ne, const unsigned char *sb, size_t ns)
+{
+	char side[4096];
+	int e;
+
+	if (snprintf(side, sizeof side, "%s.quant-part", q->out) >= (int)sizeof side)
+		return cli_fail(1, "cannot write %s: File name too long", cli_quote(q->out));
+	if (mmagen_write_file(side, (const char *)eb, ne))
+		return cli_lib_fail(1, NULL);
+	if (mmagen_write_file(q->scales, (const char *)sb, ns)) {
+		remove(side);
+		return cli_lib_fail(1, NULL);
+	}
+	if (rename(side, q->out)) {
+		e = errno;
+		remove(side);
+		remove(q->scales);
+		return cli_fail(1, "cannot write %s: %s", cli_quote(q->out), strerror(e));
+	}
+	return 0;
+}
+
+static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
+{
+	unsigned char *raw, *eb = NULL, *sb = NULL;
+	float *x = NULL;
+	size_t len, count, ne, ns;
+	int rc;
+
+	if ((rc = read_all(q->in, &raw, &len)))
+		return rc;
+	if ((rc = f32_count(q, len, &count)))
+		goto out;
+	mmagen_quant_sizes(s, count, &ne, &ns);
+	x = malloc(count * sizeof *x);
+	eb = calloc(ne, 1);
+	sb = calloc(ns, 1);
+	if (!x || !eb || !sb) {
+		rc = cli_fail(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		uint32_t w = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+			     (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+		memcpy(&x[i], &w, 4);
+	}
+	if (q->global && !strcmp(q->global, "auto"))
+		s->global_scale = mmagen_nvfp4_global_scale(x, count);
+	if (mmagen_quantize(s, x, count, eb, sb))
+		rc = cli_lib_fail(1, NULL);
+	else if (!(rc = write_pair(q, eb, ne, sb, ns)) && q->global &&
+		 !strcmp(q->global, "auto"))
+		printf("global_scale %.9g\n", s->global_scale);
+out:
+	free(raw);
+	free(x);
+	free(eb);
+	free(sb);
+	return rc;
+}
+
+static int dequantize_files(const struct quant_args *q, const mmagen_quant_spec *s)
+{
+	unsigned char *eb, *sb = NULL, *raw = NULL;
+	float *y = NULL;
+	size_t elen, slen, count, ne, ns;
+	int rc;
+
+	if ((rc = read_all(q->in, &eb, &elen)))
+		return rc;
+	if ((rc = read_all(q->scales, &sb, &slen)))
+		goto out;
+	if (q->count) {
+		if ((rc = parse_count(q->count, &count)))
+			goto out;
+	} else {
+		count = elen * 8 / s->elem_bits;
+	}
+	mmagen_quant_sizes(s, count, &ne, &ns);
+	if (!count) {
+		rc = cli_fail(CLI_USAGE, "%s is empty", cli_quote(q->in));
+		goto out;
+	}
+	if ((rc = expect_size(q->in, elen, ne, "the elements")) ||
+	    (rc = expect_size(q->scales, slen, ns, "the scales")))
+		goto out;
+	y = malloc(count * sizeof *y);
+	raw = malloc(count * 4);
+	if (!y || !raw) {
+		rc = cli_fail(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	if (mmagen_dequantize(s, eb, sb, count, y)) {
+		rc = cli_lib_fail(1, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		uint32_t w;
+		memcpy(&w, &y[i], 4);
+		for (int b = 0; b < 4; b++)
+			raw[4 * i + b] = (unsigned char)(w >> 8 * b);
+	}
+	rc = mmagen_write_file(q->out, (const char *)raw, count * 4) ? cli_lib_fail(1, NULL) : 0;
+out:
+	free(eb);
+	free(sb);
+	free(raw);
+	free(y);
+	return rc;
+}
+
+/* Both: the four files given, and no two outputs on one path. */
+static int quant_prepare(const char *cmd, const struct quant_args *q,
+			 mmagen_quant_spec *s)
+{
+	if (!q->format || !q->in || !q->out || !q->scales)
+		return cli_fail(CLI_USAGE, "%s needs --format, --in, --out and --scales", cmd);
+	return quant_spec_of(q, s);
+}
+
+int cmd_quantize(struct opts *o)
+{
+	mmagen_quant_spec s;
+	int rc = quant_prepare("quantize", &o->q, &s);
+
+	if (rc)
+		return rc;
+	if (!strcmp(o->q.out, o->q.scales))
+		return cli_fail(CLI_USAGE, "quantize writes two files; --out and --scales "
+				"are both %s", cli_quote(o->q.out));
+	return quantize_files(&o->q, &s);
+}
+
+int cmd_dequantize(struct opts *o)
+{
+	mmagen_quant_spec s;
+	int rc = quant_prepare("dequantize", &o->q, &s);
+
+	if (rc)
+		return rc;
+	if (o->q.global && !strcmp(o->q.global, "auto"))
+		return cli_fail(CLI_USAGE, "dequantize needs the global scale's value, not 'auto'");
+	return dequantize_files(&o->q, &s);
+}
