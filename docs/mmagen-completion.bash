@@ -5,7 +5,7 @@ _mmagen()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	local cmd=${COMP_WORDS[1]} words
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm help --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -13,7 +13,7 @@ _mmagen()
 		run) words="tile ";;
 		bench) words="load ";;
 		doc) words="signatures cli completion ";;
-		help) words="list emit run bench quantize dequantize doc ";;
+		help) words="list emit run bench quantize dequantize doc gemm ";;
 	esac
 	if [ -n "$words" ]; then
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -215,6 +215,22 @@ _mmagen()
 		case "$prev" in
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--output --help " -- "$cur"));;
+		esac;;
+	"gemm")
+		case "$prev" in
+		--arch) COMPREPLY=();;
+		--a) COMPREPLY=();;
+		--b) COMPREPLY=();;
+		--acc) COMPREPLY=();;
+		--out) COMPREPLY=();;
+		--layout) COMPREPLY=($(compgen -W "tn nn nt tt " -- "$cur"));;
+		--tile) COMPREPLY=();;
+		--stages) COMPREPLY=();;
+		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
+		--group) COMPREPLY=();;
+		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
+		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --format --output --help " -- "$cur"));;
 		esac;;
 	esac
 }

@@ -186,6 +186,34 @@ static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
 	return rc;
 }
 
+/* --tile MxN or MxNxK: the block tile */
+static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long m, n;
+	char *end;
+	m = strtoul(v, &end, 10);
+	if (end != v && *end == 'x' && end[1] >= '0' && end[1] <= '9') {
+		n = strtoul(end + 1, &end, 10);
+		if ((*end == '\0' || *end == 'x') && m && n && m <= 1024 && n <= 1024) {
+			OPTS(dst)->gemm.tile_m = (unsigned)m;
+			OPTS(dst)->gemm.tile_n = (unsigned)n;
+			return 0;
+		}
+	}
+	return cli_fail(CLI_USAGE, "bad %s %s; give MxN such as 128x256", opt->name, cli_quote(v));
+}
+
+/* a small positive number: --stages, --cluster, --group */
+static int set_count(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (number(v, 64, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give a number such as 4", opt->name,
+				cli_quote(v));
+	*AT(dst, opt, unsigned) = (unsigned)x;
+	return 0;
+}
+
 /* ---- value tables of options that only the command line has ---- */
 
 static const struct cli_value swizzle_vals[] = {
@@ -199,6 +227,9 @@ static const struct cli_value inputs_vals[] = {
 static const struct cli_value instr_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "cuda", MMAGEN_FMT_CUDA, 0 },
 	{ "text", MMAGEN_FMT_TEXT, 0 }, { NULL, 0, 0 } };
+static const struct cli_value gemm_layout_vals[] = {
+	{ "tn", MMAGEN_GEMM_TN, 0 }, { "nn", MMAGEN_GEMM_NN, 0 },
+	{ "nt", MMAGEN_GEMM_NT, 0 }, { "tt", MMAGEN_GEMM_TT, 0 }, { NULL, 0, 0 } };
 static const struct cli_value tile_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
 	{ NULL, 0, 0 } };
@@ -216,6 +247,7 @@ static const struct cli_value tile_fmt_vals[] = {
 #define SEL (C(LIST) | EMIT | TILE)
 #define QUANT (C(QUANTIZE) | C(DEQUANTIZE))
 #define DOC (C(DOC_SIGNATURES) | C(DOC_CLI) | C(DOC_COMPLETION))
+#define GEMM C(GEMM)
 
 #define AT_(field) offsetof(struct opts, field)
 #define FLAG(nm, cm, grp, field, h) \
@@ -231,7 +263,7 @@ static const struct cli_value tile_fmt_vals[] = {
 	"or an alias (fp16, half, bfloat16, float8_e4m3fn, int8, uint4, ...)"
 
 static const struct cli_opt options[] = {
-	FN("--arch", "A", SEL, "Selector", set_arch, arch, NULL,
+	FN("--arch", "A", SEL | GEMM, "Selector", set_arch, arch, NULL,
 	   "the target: sm_80, sm_90a, sm_100a, ... (`list --targets`); emit needs it, "
 	   "run and bench default to the GPU's own, list shows only the forms that "
 	   "assemble on A"),
@@ -244,8 +276,8 @@ static const struct cli_opt options[] = {
 	FN("--shape", "SHAPE", SEL, "Selector", set_shape, req, NULL,
 	   "MxNxK written m16n8k16; ldmatrix/stmatrix m8n8; tcgen05 k16 (its M and N "
 	   "are --m and --n)"),
-	FN("--a", "T", SEL, "Selector", set_type, req.a, NULL, "A's element type: " TYPES),
-	FN("--b", "T", SEL, "Selector", set_type, req.b, NULL, "B's element type (as --a)"),
+	FN("--a", "T", SEL | GEMM, "Selector", set_type, req.a, NULL, "A's element type: " TYPES),
+	FN("--b", "T", SEL | GEMM, "Selector", set_type, req.b, NULL, "B's element type (as --a)"),
 	FN("--c", "T", SEL, "Selector", set_type, req.c, NULL, "C's element type (as --a)"),
 	FN("--d", "T", SEL, "Selector", set_type, req.d, NULL, "D's element type (as --a)"),
 	NAMED("--sparse", SEL, "Selector", req.sparse, cli_sparse_vals,
@@ -313,9 +345,24 @@ static const struct cli_opt options[] = {
 
 	NAMED("--format", C(EMIT_INSTR), "Output", format, instr_fmt_vals,
 	      "a PTX module (default), a CUDA header, or the instruction line"),
-	NAMED("--format", C(EMIT_TILE), "Output", format, tile_fmt_vals,
+	FN("--acc", "T", GEMM, "GEMM", set_type, gemm.acc, NULL,
+	   "the accumulator type (default f32)"),
+	FN("--out", "T", GEMM, "GEMM", set_type, gemm.out, NULL, "D's (and C's) element type"),
+	NAMED("--layout", GEMM, "GEMM", gemm.layout, gemm_layout_vals,
+	      "how A and B are stored, BLAS-style: tn is A row-major (M x K) and B "
+	      "column-major (K x N)"),
+	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
+	   "the block tile (sm_90a: M 128, N a multiple of 16 up to 256; default 128x256)"),
+	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
+	   "shared-memory pipeline stages (default 4)"),
+	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
+	   "CTAs per cluster; 2 shares B through TMA multicast (default 1)"),
+	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
+	   "tile rows walked together for L2 reuse (default 8)"),
+
+	NAMED("--format", C(EMIT_TILE) | GEMM, "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
-	STR("--output", "-o", "FILE", EMIT | DOC, "Output", out,
+	STR("--output", "-o", "FILE", EMIT | DOC | GEMM, "Output", out,
 	    "write FILE (through a temporary, renamed) instead of standard output"),
 
 	STR("--format", NULL, "mxfp8|mxfp6|mxfp4|nvfp4", QUANT, "Quantize", q.format,

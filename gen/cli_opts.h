@@ -32,6 +32,9 @@ struct opts {
 	struct run_opts run;
 	mmagen_tile_opts tile;
 	struct quant_args q;
+	struct {                     /* gemm */
+		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
+	} gemm;
 };
 
 extern const struct cli_spec cli_spec;
@@ -54,5 +57,6 @@ void cli_names_init(void);
 int cmd_list(struct opts *o);
 int cmd_quantize(struct opts *o);
 int cmd_dequantize(struct opts *o);
+int cmd_gemm(struct opts *o);
 
 #endif
