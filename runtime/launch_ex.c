@@ -55,6 +55,26 @@ mmart_status mmart_launch_config_check(const mmart_launch_config *cfg)
 	return MMART_OK;
 }
 
+/* After a failed launch: when the kernel's dynamic shared-memory limit is
+ * below what the launch asked (the usual cause: the attribute was never
+ * raised), say so after the driver's message. */
+static mmart_status smem_hint(mmart_status s, CUfunction f, unsigned smem)
+{
+	char msg[MMART_LOG_SIZE];
+	int limit = 0;
+
+	if (smem <= SMEM_DEFAULT_LIMIT
+	    || cu.cuFuncGetAttribute(&limit,
+			CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f)
+	    || limit < 0 || (unsigned)limit >= smem)
+		return s;
+	snprintf(msg, sizeof msg, "%s", mmart_last_error());
+	return mmart_set_error(s, "%s (the kernel may use %d bytes of dynamic "
+			       "shared memory, the launch asks %u: call "
+			       "mmart_func_set_max_dynamic_smem first)", msg,
+			       limit, smem);
+}
+
 mmart_status mmart_launch_ex(mmart_ctx *ctx, void *fn,
 			     const mmart_launch_config *cfg, void **params)
 {
@@ -96,17 +116,7 @@ mmart_status mmart_launch_ex(mmart_ctx *ctx, void *fn,
 	if (!res)
 		return MMART_OK;
 	s = mmart_cu_error("cuLaunchKernelEx", res, NULL);
-	/* The usual cause of this one: the attribute was never raised. */
-	if (res == CUDA_ERROR_INVALID_VALUE
-	    && cfg->smem_bytes > SMEM_DEFAULT_LIMIT) {
-		char msg[MMART_LOG_SIZE];
-
-		snprintf(msg, sizeof msg, "%s", mmart_last_error());
-		s = mmart_set_error(s, "%s (%u bytes of dynamic shared memory "
-				    "need mmart_func_set_max_dynamic_smem "
-				    "first)", msg, cfg->smem_bytes);
-	}
-	return s;
+	return smem_hint(s, (CUfunction)fn, cfg->smem_bytes);
 }
 
 mmart_status mmart_func_set_max_dynamic_smem(mmart_ctx *ctx, void *fn,

@@ -9,9 +9,17 @@
  *   address 16-byte aligned (32 when INTERLEAVE_32B)
  *   dims 1..2^32
  *   strides (rank-1 of them) multiples of 16 (32 when INTERLEAVE_32B),
- *     below 2^40; and, not interleaved, the documented layout
+ *     below 2^40
+ *   and one rule of ours, not interleaved: the documented layout,
  *     strides[0] >= dims[0] * element size, strides[i] >= strides[i-1] *
- *     dims[i] (padding may be added, rows may not overlap)
+ *     dims[i] (padding may be added, rows may not overlap), or 0 (the same
+ *     data again, a broadcast).  The driver accepts overlapping strides
+ *     (H200, driver 580.159.04), but they are almost always a count of
+ *     elements passed as bytes, which TMA would then read wrongly and
+ *     silently.
+ * Every other rule above the driver enforces too (same H200 probe), so a
+ * description that passes here fails there only for reasons we cannot
+ * see (context, device).
  *   box 1..256; not interleaved: box[0] * element size a multiple of 16
  *     bytes, and at most the swizzle span (32/64/128) when swizzled
  *   element strides 1..8
@@ -169,12 +177,12 @@ static mmart_status check_global(const char *n, const mmart_tensor_desc *d)
 		/* The documented layout: each stride covers the previous
 		 * dimension whole (plus padding).  Interleaved layouts
 		 * count dims[0] differently; the driver judges those. */
-		if (d->interleave == MMART_INTERLEAVE_NONE && s < span)
+		if (d->interleave == MMART_INTERLEAVE_NONE && s && s < span)
 			return BAD("%s: strides[%u] = %" PRIu64 " bytes "
 				   "(dimension %u) is smaller than the %"
 				   PRIu64 " bytes of the dimensions inside it "
-				   "(nearest: %" PRIu64 "; strides are in "
-				   "bytes)", n, i, s, i + 1, span,
+				   "(nearest: %" PRIu64 ", or 0 to repeat; "
+				   "strides are in bytes)", n, i, s, i + 1, span,
 				   (span + align - 1) / align * align);
 		if (s && d->dims[i + 1] > UINT64_MAX / s)
 			return BAD("%s: strides[%u] * dims[%u] overflows", n,

@@ -268,7 +268,9 @@ typedef struct mmart_tensor_desc {
 	uint64_t dims[5];         /* elements, 1..2^32 each */
 	/* strides[i]: bytes from one index of dimension i+1 to the next
 	 * (rank-1 of them; dimension 0 is packed): multiples of 16 (32 for
-	 * MMART_INTERLEAVE_32B), below 2^40. */
+	 * MMART_INTERLEAVE_32B), below 2^40, and (not interleaved) either
+	 * 0 or enough for the dimensions inside: strides[0] >= dims[0] *
+	 * element size, strides[i] >= strides[i-1] * dims[i]. */
 	uint64_t strides[4];
 	/* Elements the box spans per dimension, 1..256; box[0] times the
 	 * element size must be a multiple of 16 bytes (not interleaved) and

@@ -152,6 +152,8 @@ static void tensor_rules(void)
 	BAD(mmart_tensor_desc_check("A", &d), "not a multiple of 16");
 	d.strides[0] = 400; /* no padding: legal */
 	GOOD(mmart_tensor_desc_check("A", &d));
+	d.strides[0] = 0; /* every row the same row: legal */
+	GOOD(mmart_tensor_desc_check("A", &d));
 	d = base();
 	d.rank = 3;
 	d.dims[2] = 2;
