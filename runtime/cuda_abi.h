@@ -43,6 +43,48 @@ typedef enum CUdevice_attribute_enum {
 #undef X
 } CUdevice_attribute;
 
+typedef enum CUfunction_attribute_enum {
+#define X(n, v) n = v,
+	MMART_CU_FUNC_ATTRIBUTE_LIST(X)
+#undef X
+} CUfunction_attribute;
+
+typedef enum CUlaunchAttributeID_enum {
+#define X(n, v) n = v,
+	MMART_CU_LAUNCH_ATTRIBUTE_LIST(X)
+#undef X
+} CUlaunchAttributeID;
+
+typedef enum CUtensorMapDataType_enum {
+#define X(n, v) n = v,
+	MMART_CU_TENSOR_MAP_DATA_TYPE_LIST(X)
+#undef X
+} CUtensorMapDataType;
+
+typedef enum CUtensorMapInterleave_enum {
+#define X(n, v) n = v,
+	MMART_CU_TENSOR_MAP_INTERLEAVE_LIST(X)
+#undef X
+} CUtensorMapInterleave;
+
+typedef enum CUtensorMapSwizzle_enum {
+#define X(n, v) n = v,
+	MMART_CU_TENSOR_MAP_SWIZZLE_LIST(X)
+#undef X
+} CUtensorMapSwizzle;
+
+typedef enum CUtensorMapL2promotion_enum {
+#define X(n, v) n = v,
+	MMART_CU_TENSOR_MAP_L2_PROMOTION_LIST(X)
+#undef X
+} CUtensorMapL2promotion;
+
+typedef enum CUtensorMapFloatOOBfill_enum {
+#define X(n, v) n = v,
+	MMART_CU_TENSOR_MAP_OOB_FILL_LIST(X)
+#undef X
+} CUtensorMapFloatOOBfill;
+
 enum {
 #define X(n, v) n = v,
 	MMART_CU_MISC_LIST(X)
@@ -52,6 +94,7 @@ enum {
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef uint64_t cuuint64_t;
+typedef uint32_t cuuint32_t;
 typedef int CUdriverProcAddressQueryResult; /* an enum in cuda.h */
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
@@ -59,8 +102,45 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUlinkState_st *CUlinkState;
-/* Opaque until cluster launches need its fields. */
-typedef struct CUlaunchConfig_st CUlaunchConfig;
+
+/* cuLaunchKernelEx's configuration; only the cluster attribute is used,
+ * the union keeps cuda.h's size (64 bytes) and alignment (a pointer). */
+typedef union CUlaunchAttributeValue_union {
+	char pad[64];
+	void *align_;
+	struct {
+		unsigned int x, y, z;
+	} clusterDim;
+} CUlaunchAttributeValue;
+
+typedef struct CUlaunchAttribute_st {
+	CUlaunchAttributeID id;
+	char pad[8 - sizeof(CUlaunchAttributeID)];
+	CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+
+/* 128 opaque bytes, 64-byte aligned: the kernel parameter itself.  (cuda.h
+ * 13 aligns it to 128; cuTensorMapEncodeTiled documents 64.) */
+typedef struct CUtensorMap_st {
+	_Alignas(64) cuuint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS];
+} CUtensorMap;
+
+#define MMART_CU_OFF_(t, m, o) _Static_assert(offsetof(t, m) == o, \
+		"cuda_abi.h: offset of " #t "." #m);
+#define MMART_CU_SIZE_(t, n) _Static_assert(sizeof(t) == n, \
+		"cuda_abi.h: size of " #t);
+MMART_CU_LAYOUT_LIST(MMART_CU_OFF_, MMART_CU_SIZE_)
+#undef MMART_CU_OFF_
+#undef MMART_CU_SIZE_
 
 /* The resolver itself, found with dlsym. */
 typedef CUresult (*mmart_cu_get_proc_fn)(const char *symbol, void **pfn,

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static int api_version;
 
 struct fn_row {
 	const char *name, *sym;
-	int required;
+	int required;   /* 1, or the CUDA version that brought it */
 	size_t offset; /* of the pointer in struct mmart_cu_table */
 };
 
@@ -78,7 +79,7 @@ static mmart_status load(void)
 	memcpy(&get_proc, &p, sizeof p);
 	for (i = 0; i < ARRAY_SIZE(fn_rows); i++) {
 		p = find(lib, get_proc, &fn_rows[i]);
-		if (!p && fn_rows[i].required)
+		if (!p && fn_rows[i].required == 1)
 			return fail(MMART_NO_DRIVER,
 				    "unusable CUDA driver %s: no %s (too old?)",
 				    path, fn_rows[i].sym);
@@ -115,6 +116,21 @@ mmart_status mmart_driver_load(void)
 int mmart_driver_api_version(void)
 {
 	return api_version;
+}
+
+mmart_status mmart_driver_missing(const char *name)
+{
+	int need = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fn_rows); i++)
+		if (!strcmp(fn_rows[i].name, name))
+			need = fn_rows[i].required;
+	assert(need > 1); /* required entry points are never missing */
+	return mmart_set_error(MMART_DRIVER_TOO_OLD,
+			       "%s: not in this CUDA driver (CUDA %d.%d); it "
+			       "needs a driver for CUDA %d.%d or newer", name,
+			       api_version / 1000, api_version % 1000 / 10,
+			       need / 1000, need % 1000 / 10);
 }
 
 mmart_status mmart_driver_version(int *version)

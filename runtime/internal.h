@@ -37,6 +37,27 @@ MMART_HIDDEN mmart_status mmart_cu_error(const char *call, CUresult res,
  * (status and message). */
 MMART_HIDDEN mmart_status mmart_driver_load(void);
 MMART_HIDDEN int mmart_driver_api_version(void);
+/* MMART_DRIVER_TOO_OLD for the optional entry point `name` of cuda.fn that
+ * this driver lacks, naming the CUDA version that brought it. */
+MMART_HIDDEN mmart_status mmart_driver_missing(const char *name);
+/* MMART_OK when the driver has the optional entry point cu.fn. */
+#define MMART_NEED(fn) (cu.fn ? MMART_OK : mmart_driver_missing(#fn))
+
+/* ---- stream.c ---- */
+struct mmart_stream {
+	mmart_ctx *ctx;
+	CUstream cu;
+};
+
+struct mmart_event {
+	mmart_ctx *ctx;
+	CUevent cu;
+};
+
+/* The CUstream of s (NULL: the default stream) after checking that s
+ * belongs to ctx; fn names the caller in the message. */
+MMART_HIDDEN mmart_status mmart_stream_of(const char *fn, mmart_ctx *ctx,
+					  mmart_stream *s, CUstream *out);
 
 /* ---- hash.c ---- */
 typedef struct mmart_sha256 {

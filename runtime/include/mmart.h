@@ -39,7 +39,8 @@ extern "C" {
 	X(IO, "input/output error")                                        \
 	X(INVALID_ARGUMENT, "invalid argument")                            \
 	X(NO_MEMORY, "out of memory")                                      \
-	X(NOT_FOUND, "no such kernel in module")
+	X(NOT_FOUND, "no such kernel in module")                           \
+	X(DRIVER_TOO_OLD, "CUDA driver too old for this call")
 
 typedef enum mmart_status {
 #define MMART_X_(id, str) MMART_##id,
@@ -141,6 +142,173 @@ mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 				      void **cubin, size_t *size, int *hit);
 /* The directory the cache uses by default (see Environment), into buf. */
 mmart_status mmart_cache_default_dir(char *buf, size_t n);
+
+/* ---- streams and events ---- */
+/* A stream of a context; NULL wherever a stream is taken means the
+ * context's default (legacy) stream.  Streams and events are used with the
+ * context that created them (MMART_INVALID_ARGUMENT otherwise). */
+typedef struct mmart_stream mmart_stream;
+/* A non-blocking stream (CU_STREAM_NON_BLOCKING: no implicit
+ * synchronisation with the default stream). */
+mmart_status mmart_stream_create(mmart_ctx *ctx, mmart_stream **out);
+/* Frees the stream once its queued work is done; NULL is ignored. */
+mmart_status mmart_stream_destroy(mmart_ctx *ctx, mmart_stream *stream);
+/* Waits for the stream's work; reports asynchronous kernel errors. */
+mmart_status mmart_stream_sync(mmart_ctx *ctx, mmart_stream *stream);
+/* The CUstream, for other libraries (cuBLASLt); NULL for NULL. */
+void *mmart_stream_handle(mmart_stream *stream);
+
+/* A timing event (CU_EVENT_DEFAULT). */
+typedef struct mmart_event mmart_event;
+mmart_status mmart_event_create(mmart_ctx *ctx, mmart_event **out);
+/* NULL is ignored. */
+mmart_status mmart_event_destroy(mmart_ctx *ctx, mmart_event *event);
+mmart_status mmart_event_record(mmart_ctx *ctx, mmart_event *event,
+				mmart_stream *stream);
+/* Waits for `end`, then gives the time from `start` to `end` in
+ * milliseconds (both recorded). */
+mmart_status mmart_event_elapsed_ms(mmart_ctx *ctx, mmart_event *start,
+				    mmart_event *end, float *ms);
+
+/* Asynchronous copies and memset on a stream: host buffers must stay valid
+ * (and unchanged) until the stream has done them; pageable host memory
+ * makes the driver stage the copy. */
+mmart_status mmart_copy_to_device_async(mmart_ctx *ctx, uint64_t dst,
+					const void *src, size_t bytes,
+					mmart_stream *stream);
+mmart_status mmart_copy_to_host_async(mmart_ctx *ctx, void *dst, uint64_t src,
+				      size_t bytes, mmart_stream *stream);
+mmart_status mmart_memset8_async(mmart_ctx *ctx, uint64_t dst, uint8_t value,
+				 size_t bytes, mmart_stream *stream);
+
+/* ---- launches with a configuration (clusters, streams) ---- */
+typedef struct mmart_launch_config {
+	unsigned grid[3];       /* blocks per grid, each >= 1 */
+	unsigned block[3];      /* threads per block, each >= 1 */
+	/* Blocks per cluster (sm_90+).  {1,1,1} or {0,0,0}: no cluster
+	 * attribute; otherwise each grid[i] must be a multiple of
+	 * cluster[i]. */
+	unsigned cluster[3];
+	unsigned smem_bytes;    /* dynamic shared memory per block; above
+				 * 48 KB needs mmart_func_set_max_dynamic_smem */
+	mmart_stream *stream;   /* NULL: the default stream */
+} mmart_launch_config;
+
+/* Checks a configuration without launching (what mmart_launch_ex checks
+ * before it touches the driver). */
+mmart_status mmart_launch_config_check(const mmart_launch_config *cfg);
+/* Launches fn (cuLaunchKernelEx) with params as for mmart_launch().  The
+ * configuration is checked first, before ctx and fn.  Needs a CUDA 11.8
+ * driver (MMART_DRIVER_TOO_OLD). */
+mmart_status mmart_launch_ex(mmart_ctx *ctx, void *fn,
+			     const mmart_launch_config *cfg, void **params);
+/* Lets fn use up to `bytes` of dynamic shared memory per block
+ * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); `bytes` plus fn's
+ * static shared memory must fit the device's opt-in maximum per block
+ * (227 KB on sm_90), or MMART_INVALID_ARGUMENT says how much fits. */
+mmart_status mmart_func_set_max_dynamic_smem(mmart_ctx *ctx, void *fn,
+					     unsigned bytes);
+
+/* ---- tensor maps (TMA descriptors, sm_90+) ---- */
+/* Element types; the values are CUtensorMapDataType's. */
+typedef enum mmart_tensor_dtype {
+	MMART_TENSOR_U8 = 0,
+	MMART_TENSOR_U16 = 1,
+	MMART_TENSOR_U32 = 2,
+	MMART_TENSOR_S32 = 3,
+	MMART_TENSOR_U64 = 4,
+	MMART_TENSOR_S64 = 5,
+	MMART_TENSOR_F16 = 6,
+	MMART_TENSOR_F32 = 7,
+	MMART_TENSOR_F64 = 8,
+	MMART_TENSOR_BF16 = 9,
+	MMART_TENSOR_F32_FTZ = 10,
+	MMART_TENSOR_TF32 = 11,
+	MMART_TENSOR_TF32_FTZ = 12
+} mmart_tensor_dtype;
+
+/* Layout of the tensor in global memory (CUtensorMapInterleave). */
+typedef enum mmart_tensor_interleave {
+	MMART_INTERLEAVE_NONE = 0,
+	MMART_INTERLEAVE_16B = 1,
+	MMART_INTERLEAVE_32B = 2
+} mmart_tensor_interleave;
+
+/* Shared-memory swizzle of the box (CUtensorMapSwizzle). */
+typedef enum mmart_tensor_swizzle {
+	MMART_SWIZZLE_NONE = 0,
+	MMART_SWIZZLE_32B = 1,
+	MMART_SWIZZLE_64B = 2,
+	MMART_SWIZZLE_128B = 3
+} mmart_tensor_swizzle;
+
+/* L2 fetch granularity (CUtensorMapL2promotion). */
+typedef enum mmart_tensor_l2 {
+	MMART_L2_NONE = 0,
+	MMART_L2_64B = 1,
+	MMART_L2_128B = 2,
+	MMART_L2_256B = 3
+} mmart_tensor_l2;
+
+/* Fill of out-of-bounds elements (CUtensorMapFloatOOBfill): zeros, or for
+ * float types a NaN that makes the FMA count it as zero. */
+typedef enum mmart_tensor_oob {
+	MMART_OOB_ZERO = 0,
+	MMART_OOB_NAN = 1
+} mmart_tensor_oob;
+
+/* A tiled tensor in global memory and the box a TMA copy moves.
+ * Dimension 0 is the innermost (contiguous): a row-major R x C matrix has
+ * dims {C, R} and strides {row pitch in bytes}. */
+typedef struct mmart_tensor_desc {
+	mmart_tensor_dtype dtype;
+	unsigned rank;            /* 1..5; >= 3 when interleaved */
+	uint64_t addr;            /* device address, 16-byte aligned (32 for
+				   * MMART_INTERLEAVE_32B) */
+	uint64_t dims[5];         /* elements, 1..2^32 each */
+	/* strides[i]: bytes from one index of dimension i+1 to the next
+	 * (rank-1 of them; dimension 0 is packed): multiples of 16 (32 for
+	 * MMART_INTERLEAVE_32B), below 2^40, and (not interleaved) either
+	 * 0 or enough for the dimensions inside: strides[0] >= dims[0] *
+	 * element size, strides[i] >= strides[i-1] * dims[i]. */
+	uint64_t strides[4];
+	/* Elements the box spans per dimension, 1..256; box[0] times the
+	 * element size must be a multiple of 16 bytes (not interleaved) and
+	 * at most the swizzle span (32, 64 or 128 bytes) when swizzled. */
+	uint32_t box[5];
+	/* Traversal step per dimension, 1..8; 0 is taken as 1. */
+	uint32_t elem_strides[5];
+	mmart_tensor_interleave interleave;
+	mmart_tensor_swizzle swizzle;
+	mmart_tensor_l2 l2_promotion;
+	mmart_tensor_oob oob_fill;
+} mmart_tensor_desc;
+
+/* The encoded descriptor: the same 128 bytes, 64-byte aligned, as
+ * CUtensorMap; pass its address as the kernel parameter (declared in PTX
+ * as .param .align 64 .b8 name[128]). */
+typedef struct mmart_tensor_map {
+#ifdef __cplusplus
+	alignas(64) uint64_t opaque[16];
+#else
+	_Alignas(64) uint64_t opaque[16];
+#endif
+} mmart_tensor_map;
+
+/* Size in bytes of one element of dtype; 0 when dtype is not one. */
+unsigned mmart_tensor_dtype_size(mmart_tensor_dtype dtype);
+/* Checks desc against the rules of cuTensorMapEncodeTiled without the
+ * driver; a failure is MMART_INVALID_ARGUMENT with one line that names the
+ * operand (`name`, e.g. "A"; NULL: "tensor"), the rule and the nearest
+ * legal value. */
+mmart_status mmart_tensor_desc_check(const char *name,
+				     const mmart_tensor_desc *desc);
+/* Checks desc as above, then (ctx needed from here on) encodes it into
+ * *out, which must be 64-byte aligned.  Needs a CUDA 12.0 driver
+ * (MMART_DRIVER_TOO_OLD) and an sm_90+ device. */
+mmart_status mmart_tensor_map_encode(mmart_ctx *ctx, const char *name,
+				     const mmart_tensor_desc *desc,
+				     mmart_tensor_map *out);
 
 #ifdef __cplusplus
 }

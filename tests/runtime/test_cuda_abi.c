@@ -9,6 +9,7 @@
  * cuGetProcAddress(name) answers for a CUDA 12+ ABI.
  */
 #include <cuda.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +31,26 @@ MMART_CU_JIT_OPTION_LIST(X)
 MMART_CU_JIT_INPUT_LIST(X)
 MMART_CU_DEVICE_ATTRIBUTE_LIST(X)
 MMART_CU_MISC_LIST(X)
+MMART_CU_FUNC_ATTRIBUTE_LIST(X)
+MMART_CU_LAUNCH_ATTRIBUTE_LIST(X)
+MMART_CU_TENSOR_MAP_DATA_TYPE_LIST(X)
+MMART_CU_TENSOR_MAP_INTERLEAVE_LIST(X)
+MMART_CU_TENSOR_MAP_SWIZZLE_LIST(X)
+MMART_CU_TENSOR_MAP_L2_PROMOTION_LIST(X)
+MMART_CU_TENSOR_MAP_OOB_FILL_LIST(X)
 #undef X
+
+/* The structs cuda_abi.h declares (cuLaunchKernelEx's configuration, the
+ * tensor map): cuda.h's offsets and sizes are the listed ones, and
+ * cuda_abi.h checks its own against the same list. */
+#define OFF(t, m, o) _Static_assert(offsetof(t, m) == o, "layout of " #t "." #m);
+#define SIZE(t, n) _Static_assert(sizeof(t) == n, "size of " #t);
+MMART_CU_LAYOUT_LIST(OFF, SIZE)
+#undef OFF
+#undef SIZE
+/* cuda.h 12 aligns CUtensorMap to 64 bytes, 13 to 128; the driver asks 64
+ * of the address, which is what cuda_abi.h and mmart_tensor_map give. */
+_Static_assert(_Alignof(CUtensorMap) % 64 == 0, "CUtensorMap alignment");
 
 /* The resolver that driver.c finds with dlsym, and the plain types. */
 _Static_assert(SAME_TYPE(&cuGetProcAddress_v2,
