@@ -22,10 +22,24 @@ static int is_one_of(mmagen_type t, const mmagen_type *list, size_t n)
 	return 0;
 }
 
+/* The input classes wgmma takes from shared memory. */
+static int input_class(mmagen_type a, mmagen_type b)
+{
+	static const mmagen_type fp8[] = { MMAGEN_E4M3, MMAGEN_E5M2 };
+	static const mmagen_type i8[] = { MMAGEN_S8, MMAGEN_U8 };
+	if ((a == MMAGEN_BF16 || a == MMAGEN_F16 || a == MMAGEN_TF32) && b == a)
+		return 1;
+	if (is_one_of(a, fp8, 2) && is_one_of(b, fp8, 2))
+		return 2;
+	if (is_one_of(a, i8, 2) && is_one_of(b, i8, 2))
+		return 3;
+	return 0;
+}
+
 static mmagen_status check(const mmagen_gemm_request *r, struct gemm_plan *g)
 {
-	static const mmagen_type inputs[] = { MMAGEN_BF16, MMAGEN_F16 };
-	static const mmagen_type outputs[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
 
 	if (!r || r->size != sizeof *r)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -36,21 +50,33 @@ static mmagen_status check(const mmagen_gemm_request *r, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_TARGET,
 			"gemm runs on sm_90a (wgmma + TMA) for now, not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
-	if (!is_one_of(r->a, inputs, 2) || r->b != r->a)
+	int cls = input_class(r->a, r->b);
+	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm takes A and B both bf16 or both f16 for now (got %s and %s); use --a bf16 --b bf16",
+			"gemm takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "
+			"or any mix of s8/u8 (got %s and %s)",
 			mmagen_type_name(r->a), mmagen_type_name(r->b));
-	if (r->acc && r->acc != MMAGEN_F32)
+	mmagen_type acc = cls == 3 ? MMAGEN_S32 : MMAGEN_F32;
+	if (r->acc && r->acc != acc)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm accumulates in f32 for now (got %s); use --acc f32", mmagen_type_name(r->acc));
-	if (!is_one_of(r->out, outputs, 3))
+			"gemm with %s inputs accumulates in %s (got --acc %s)%s", mmagen_type_name(r->a),
+			mmagen_type_name(acc), mmagen_type_name(r->acc),
+			r->acc == MMAGEN_F16 ? "; f16 accumulation is not generated yet" : "");
+	if (cls == 3 ? !is_one_of(r->out, int_out, 2) : !is_one_of(r->out, float_out, 3))
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm writes D as bf16, f16 or f32 (got %s); use --out bf16",
+			"gemm writes D as %s from %s accumulation (got %s)",
+			cls == 3 ? "s32 or f32" : "bf16, f16 or f32", mmagen_type_name(acc),
 			mmagen_type_name(r->out));
+	if (r->layout > MMAGEN_GEMM_TT)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm layout is tn, nn, nt or tt");
+	if (r->layout != MMAGEN_GEMM_TN && mmagen_type_bits(r->a) != 16)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"%s wgmma reads A and B K-major only: use layout tn (A row-major, B column-major)",
+			mmagen_type_name(r->a));
 	if (r->layout != MMAGEN_GEMM_TN)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm layout %s is not generated yet; use tn (A row-major, B column-major)",
-			r->layout < 4 ? layout_names[r->layout] : "?");
+			"gemm layout %s (MN-major operands) is not generated yet; use tn (A row-major, B column-major)",
+			layout_names[r->layout]);
 	return gemm_plan_sm90(r, g);
 }
 

@@ -13,6 +13,7 @@ struct gemm_plan {
 	unsigned bm, bn, bk;        /* block tile */
 	unsigned mma_k;             /* K of one instruction */
 	unsigned stages, group, cluster;
+	int promote;                /* FP8: per-K-block partial sums added in f32 */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned smem;              /* dynamic shared memory */
 	const mmagen_form *form;    /* the MMA instruction */

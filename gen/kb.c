@@ -7,7 +7,7 @@
 
 /* A failure that only a bug in mmagen can cause (templates and generators
  * are ours). */
-#define KB_BUG MMAGEN_UNSUPPORTED
+#define KB_BUG MMAGEN_INTERNAL
 
 static const char *const kclass_ptx[K_NCLASS] = {
 	[K_PRED] = "pred", [K_B16] = "b16", [K_B32] = "b32", [K_B64] = "b64",
@@ -328,7 +328,7 @@ mmagen_status kb_render(struct kb *kb, struct buf *out)
 		s = kb->slot[i].text.err;
 	if (!s) {
 		fill_regs(kb);
-		s = render(&r);
+		s = kb->err ? kb->err : render(&r);
 	}
 	for (int i = 0; !s && i < kb->nslot; i++)
 		if (!kb->slot[i].used)

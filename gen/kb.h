@@ -25,7 +25,7 @@
 
 #include "emit.h"
 
-#define KB_MAX_SLOTS 48
+#define KB_MAX_SLOTS 96
 
 struct kb_slot {
 	const char *name;

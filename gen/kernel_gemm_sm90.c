@@ -50,12 +50,15 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 
 	memset(g, 0, sizeof *g);
 	g->req = *req;
-	g->acc = req->acc ? req->acc : MMAGEN_F32;
+	g->acc = req->acc ? req->acc : mmagen_type_is_float(req->a) ? MMAGEN_F32 : MMAGEN_S32;
 	g->bm = GEMM_BM;
-	g->bn = req->tile_n ? req->tile_n : 256;
+	g->promote = req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2;
+	/* FP8 keeps two accumulators (partial and promoted): N 128 fits the
+	 * registers */
+	g->bn = req->tile_n ? req->tile_n : g->promote ? 128 : 256;
 	g->bk = SWIZZLE_BYTES * 8 / abits;
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
-	g->stages = req->stages ? req->stages : 4;
+
 	g->group = req->group ? req->group : 8;
 	g->cluster = req->cluster ? req->cluster : 1;
 	if (g->cluster != 1 && g->cluster != 2)
@@ -73,6 +76,11 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		return s;
 	g->a_stage = g->bm * SWIZZLE_BYTES;
 	g->b_stage = g->bn * SWIZZLE_BYTES;
+	/* as many stages as shared memory holds, up to 6 */
+	g->stages = req->stages ? req->stages :
+		    (SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16);
+	if (!req->stages && g->stages > 6)
+		g->stages = 6;
 	g->smem = g->stages * (g->a_stage + g->b_stage) + 2 * 8 * g->stages;
 	if (g->stages < 2 || g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -85,7 +93,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 /* One K block: mma_per_kblock wgmma, each 32 bytes further along K in the
  * swizzled rows (the descriptor's start address in 16-byte units). */
 static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *in,
-			kreg da, kreg db, kreg accumulate, kreg always)
+			kreg da, kreg db, kreg first, kreg always)
 {
 	struct operand *oa = tile_find_op(in, "da"), *ob = tile_find_op(in, "db");
 	struct operand *sd = tile_find_op(in, "sd");
@@ -103,7 +111,7 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 			oa->reg = da;
 			ob->reg = db;
 		}
-		sd->reg = i ? always : accumulate;
+		sd->reg = i ? always : first;
 		emit_instruction(kb_buf(kb), g->form, in);
 	}
 }
@@ -111,8 +119,11 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 /* Per-thread values the epilogue needs, loaded once. */
 struct ep {
 	kreg gd, gc, m, n, ldd, ldc, alpha, beta, has_c;
+	kreg alpha_i, beta_i;     /* s32 D: alpha and beta as integers */
 	kreg row, col;
 	unsigned esize;           /* bytes of a D (and C) element */
+	mmagen_type out;
+	int int_acc;              /* the accumulator is s32 */
 };
 
 static void emit_epilogue_setup(struct kb *kb, struct ep *e)
@@ -131,6 +142,12 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
 	       "\tsetp.ne.f32 $r, $r, 0f00000000;\n",
 	   e->m, e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
+	if (e->out == MMAGEN_S32) {
+		e->alpha_i = kb_reg(kb, K_B32);
+		e->beta_i = kb_reg(kb, K_B32);
+		ke(kb, "\tcvt.rzi.s32.f32 $r, $r;\n\tcvt.rzi.s32.f32 $r, $r;\n",
+		   e->alpha_i, e->alpha, e->beta_i, e->beta);
+	}
 }
 
 /* Address of (row, col) in a row-major matrix at g with leading
@@ -144,12 +161,24 @@ static kreg elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsign
 	return a;
 }
 
+/* v = alpha * acc: in f32 (from an s32 accumulator converted first), or
+ * in wrapping s32 arithmetic for s32 D. */
+static void scale_acc(struct kb *kb, const struct ep *e, kreg v, kreg acc)
+{
+	if (e->out == MMAGEN_S32)
+		ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", v, e->alpha_i, acc);
+	else if (e->int_acc)
+		ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n\tmul.f32 $r, $r, $r;\n", v, acc, v, e->alpha, v);
+	else
+		ke(kb, "\tmul.f32 $r, $r, $r;\n", v, e->alpha, acc);
+}
+
 /* The output conversion of a pair (lo, hi) and of one value. */
 static void store_pair(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off,
 		       kreg lo, kreg hi)
 {
-	if (out == MMAGEN_F32) {
-		ke(kb, "\t@$r st.global.v2.f32 [$r+$u], {$r, $r};\n", p, addr, off, lo, hi);
+	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
+		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n", p, addr, off, lo, hi);
 		return;
 	}
 	kreg w = kb_reg(kb, K_B32);
@@ -159,8 +188,8 @@ static void store_pair(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsign
 
 static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off, kreg v)
 {
-	if (out == MMAGEN_F32) {
-		ke(kb, "\t@$r st.global.f32 [$r+$u], $r;\n", p, addr, off, v);
+	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
+		ke(kb, "\t@$r st.global.b32 [$r+$u], $r;\n", p, addr, off, v);
 		return;
 	}
 	kreg h = kb_reg(kb, K_B16);
@@ -168,10 +197,16 @@ static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigne
 	   out, h, v, p, addr, off, h);
 }
 
-/* v += beta * C(addr+off), element e of a pair, under p. */
-static void add_c(struct kb *kb, const struct ep *e, mmagen_type t, kreg p, kreg addr,
-		  unsigned off, kreg v)
+/* v += beta * C(addr+off), under p. */
+static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
 {
+	mmagen_type t = e->out;
+	if (t == MMAGEN_S32) {
+		kreg c = kb_reg(kb, K_B32);
+		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n"
+		       "\tmad.lo.s32 $r, $r, $r, $r;\n", c, p, c, addr, off, v, e->beta_i, c, v);
+		return;
+	}
 	kreg c = kb_reg(kb, K_F32);
 	ke(kb, "\tmov.f32 $r, 0f00000000;\n", c);
 	if (t == MMAGEN_F32) {
@@ -190,13 +225,12 @@ static void add_c(struct kb *kb, const struct ep *e, mmagen_type t, kreg p, kreg
 static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struct ep *e,
 			   kreg acc, int with_c)
 {
-	mmagen_type out = g->req.out;
 	kreg row[2] = { e->row, kb_reg(kb, K_B32) };
 	kreg prow[2] = { kb_reg(kb, K_PRED), kb_reg(kb, K_PRED) };
 	kreg ad[2], ac[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
-	kreg v = kb_regs(kb, K_F32, 2);
+	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	unsigned es = e->esize;
 
 	ke(kb, "\tadd.u32 $r, $r, 8;\n\tsetp.lt.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n",
@@ -218,14 +252,13 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 			       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
 			   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
 			for (unsigned i = 0; i < 2; i++)
-				ke(kb, "\tmul.f32 $r, $r, $r;\n", kr_at(v, i), e->alpha,
-				   kr_at(acc, 4 * j + 2 * h + i));
+				scale_acc(kb, e, kr_at(v, i), kr_at(acc, 4 * j + 2 * h + i));
 			if (with_c) {
-				add_c(kb, e, out, p0, ac[h], off, kr_at(v, 0));
-				add_c(kb, e, out, p1, ac[h], off + es, kr_at(v, 1));
+				add_c(kb, e, p0, ac[h], off, kr_at(v, 0));
+				add_c(kb, e, p1, ac[h], off + es, kr_at(v, 1));
 			}
-			store_pair(kb, out, p1, ad[h], off, kr_at(v, 0), kr_at(v, 1));
-			store_one(kb, out, ps, ad[h], off, kr_at(v, 0));
+			store_pair(kb, e->out, p1, ad[h], off, kr_at(v, 0), kr_at(v, 1));
+			store_one(kb, e->out, ps, ad[h], off, kr_at(v, 0));
 		}
 	}
 }
@@ -238,6 +271,19 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
 	emit_store_all(kb, g, e, acc, 0);
 	ke(kb, "$r:\n", done);
+}
+
+/* FP8: each K block's wgmma start from zero (their own accumulation has
+ * reduced precision on sm_90) and are added into f32 sums, as DeepGEMM
+ * does; `sums` holds them. */
+static void emit_promotion(struct kb *kb, kreg sums, kreg part)
+{
+	kb_at(kb, "tile_start");
+	for (unsigned i = 0; i < sums.n; i++)
+		ke(kb, "\tmov.f32 $r, 0f00000000;\n", kr_at(sums, i));
+	kb_at(kb, "promote_sums");
+	for (unsigned i = 0; i < sums.n; i++)
+		ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i), kr_at(part, i));
 }
 
 static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
@@ -284,7 +330,8 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 {
 	struct kb kb;
 	struct instr in;
-	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8 };
+	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
+			.int_acc = g->acc == MMAGEN_S32 };
 	char op[256];
 
 	kb_init(&kb, "gemm_sm90");
@@ -308,15 +355,23 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_header(kb_buf(&kb), g->req.target, v < 80 ? 80 : v);
 	kreg da = kb_slot_reg(&kb, "da", K_B64), db = kb_slot_reg(&kb, "db", K_B64);
 	kreg accumulate = kb_slot_reg(&kb, "accumulate", K_PRED);
-	kreg always = kb_reg(&kb, K_PRED);
+	kreg always = kb_reg(&kb, K_PRED), never = kb_reg(&kb, K_PRED);
+	kreg acc = tile_find_op(&in, "d")->reg;
 	e.row = kb_slot_reg(&kb, "row", K_B32);
 	e.col = kb_slot_reg(&kb, "col", K_B32);
 	kb_at(&kb, "epilogue_setup");
 	emit_epilogue_setup(&kb, &e);
-	ke(&kb, "\tsetp.eq.u32 $r, 0, 0;\n", always);
+	ke(&kb, "\tsetp.eq.u32 $r, 0, 0;\n\tsetp.ne.u32 $r, 0, 0;\n", always, never);
+	kb_flag(&kb, "promote", g->promote);
+	kb_at(&kb, "tile_start");
+	if (g->promote) {
+		kreg sums = kb_regs(&kb, K_F32, acc.n);
+		emit_promotion(&kb, sums, acc);
+		acc = sums;
+	}
 	kb_at(&kb, "mma");
-	emit_kblock(&kb, g, &in, da, db, accumulate, always);
+	emit_kblock(&kb, g, &in, da, db, g->promote ? never : accumulate, always);
 	kb_at(&kb, "epilogue");
-	emit_epilogue(&kb, g, &e, tile_find_op(&in, "d")->reg);
+	emit_epilogue(&kb, g, &e, acc);
 	return kb_render(&kb, out);
 }

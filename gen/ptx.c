@@ -127,7 +127,7 @@ void vemitf(struct buf *b, const char *fmt, va_list ap)
 		default:
 			/* An unknown escape is a bug in an emitter, not input. */
 			if (!b->err)
-				b->err = mmagen_set_error(MMAGEN_UNSUPPORTED,
+				b->err = mmagen_set_error(MMAGEN_INTERNAL,
 					"internal: unknown emitf escape '$%c'", *p ? *p : '0');
 			return;
 		}
