@@ -72,6 +72,10 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	if (g->bn % 16 || g->bn < 16 || g->bn > 256)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"tile N is a multiple of 16 from 16 to 256 (wgmma's N), not %u", g->bn);
+	if (g->promote && g->bn > 192)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"FP8 tiles keep two accumulators (wgmma's partial sums and the f32 sums): tile N is at most 192, not %u",
+			g->bn);
 	if ((s = gemm_form(g, &g->form)))
 		return s;
 	g->a_stage = g->bm * SWIZZLE_BYTES;
