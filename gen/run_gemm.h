@@ -74,9 +74,11 @@ int rg_check_problem(const struct rg_problem *p);
 /* Operands A, B, C (allocated, random) or D (allocated, zero): 0 or -1. */
 int rg_alloc(struct rg_data *d);
 void rg_data_free(struct rg_data *d);
-/* Uniform in [-1, 1], rounded to t, never zero: `count` elements of
+/* Uniform in [-1, 1) (steps of 2^-24), rounded to t, never zero: `count` elements of
  * operand `which` ('A', 'B', 'C'), a stream of its own from seed. */
 void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count);
+/* x (|x| <= 1) rounded to nearest even in bf16, f16 or f32: the pattern. */
+uint64_t rg_round(mmagen_type t, float x);
 /* A, B and C of d->p, from d->p.seed. */
 void rg_fill_inputs(struct rg_data *d);
 

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run_gemm.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -129,17 +130,44 @@ double rg_value(mmagen_type t, const void *buf, size_t i)
 	return tab ? tab[bits] : mmagen_type_decode(t, bits);
 }
 
+/* Round-to-nearest-even of a float into bf16, f16 or f32, by hand: the
+ * library's mmagen_type_encode is general and about 100 ns an element, too
+ * slow for the 10^8 elements of a large problem.  x is finite with |x| <=
+ * 1 (no overflow to handle); the unit test compares this with
+ * mmagen_type_encode. */
+uint64_t rg_round(mmagen_type t, float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	if (t == MMAGEN_F32)
+		return u;
+	if (t == MMAGEN_BF16)        /* drop 16 bits, ties to even */
+		return (u + 0x7FFFu + ((u >> 16) & 1)) >> 16;
+	assert(t == MMAGEN_F16 && fabsf(x) <= 1);
+	uint32_t sign = (u >> 16) & 0x8000u, mag = u & 0x7FFFFFFFu;
+	if (mag >= 0x38800000u) {    /* 2^-14 and up: an f16 normal */
+		mag -= 112u << 23;   /* exponent bias 127 -> 15 */
+		return sign | ((mag + 0xFFFu + ((mag >> 13) & 1)) >> 13);
+	}
+	/* below: a multiple of 2^-24 (0x400 is the smallest normal) */
+	return sign | (uint32_t)lrintf(fabsf(x) * 0x1p24f);
+}
+
 void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count)
 {
 	uint64_t s = seed ^ ((uint64_t)(unsigned char)which * 0xD1B54A32D192ED03ull);
 	unsigned eb = rg_elem_bytes(t);
+	int fast = t == MMAGEN_BF16 || t == MMAGEN_F16 || t == MMAGEN_F32;
 
 	for (size_t i = 0; i < count; i++) {
 		uint64_t bits;
-		do {   /* x in [-1, 1), rounded to t; zeros drawn again */
-			double x = (double)(rg_next(&s) >> 11) * 0x1p-52 - 1.0;
-			bits = mmagen_type_encode(t, x);
-		} while (mmagen_type_decode(t, bits) == 0.0);
+		do {   /* x = r * 2^-24, r uniform in [-2^24, 2^24): exact in
+			* float, so rounding it to t is one rounding; zeros
+			* are drawn again */
+			int32_t r = (int32_t)(rg_next(&s) >> 39) - (1 << 24);
+			float x = (float)r * 0x1p-24f;
+			bits = fast ? rg_round(t, x) : mmagen_type_encode(t, x);
+		} while (!(bits & ((1ull << (8 * eb - 1)) - 1)));   /* +-0 */
 		put_le(buf, i, eb, bits);
 	}
 }
