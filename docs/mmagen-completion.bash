@@ -10,9 +10,10 @@ _mmagen()
 	fi
 	case $cmd in
 		emit) words="instr tile ";;
-		run) words="tile ";;
+		run) words="tile gemm ";;
 		bench) words="load ";;
 		doc) words="signatures cli completion ";;
+		run) words="gemm ";;
 		help) words="list emit run bench quantize dequantize doc gemm ";;
 	esac
 	if [ -n "$words" ]; then
@@ -231,6 +232,30 @@ _mmagen()
 		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --format --output --help " -- "$cur"));;
+		esac;;
+	"run gemm")
+		case "$prev" in
+		--arch) COMPREPLY=();;
+		--a) COMPREPLY=();;
+		--b) COMPREPLY=();;
+		--seed) COMPREPLY=();;
+		--device) COMPREPLY=();;
+		--acc) COMPREPLY=();;
+		--out) COMPREPLY=();;
+		--layout) COMPREPLY=($(compgen -W "tn nn nt tt " -- "$cur"));;
+		--tile) COMPREPLY=();;
+		--stages) COMPREPLY=();;
+		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
+		--group) COMPREPLY=();;
+		--m) COMPREPLY=();;
+		--n) COMPREPLY=();;
+		--k) COMPREPLY=();;
+		--alpha) COMPREPLY=();;
+		--beta) COMPREPLY=();;
+		--reps) COMPREPLY=();;
+		--save) COMPREPLY=();;
+		--load) COMPREPLY=();;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
 		esac;;
 	esac
 }

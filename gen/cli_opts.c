@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ void opts_init(struct opts *o)
 	o->run.device = -1;
 	o->run.tile = &o->tile;
 	o->run.seed = (uint64_t)time(NULL);
+	run_gemm_opts_init(&o->rg);
 }
 
 /* ---- value parsers (cli_fn): 0, or an exit status after one line ---- */
@@ -214,6 +217,40 @@ static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
+/* run gemm's --m, --n, --k: 1 .. 2^31-1 */
+static int set_dim(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (number(v, 0x7fffffffUL, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give a size from 1 to 2^31-1 such as 4096",
+				opt->name, cli_quote(v));
+	*AT(dst, opt, uint32_t) = (uint32_t)x;
+	return 0;
+}
+
+/* --alpha, --beta: a finite number; the kernel takes it as f32 */
+static int set_scalar(const struct cli_opt *opt, const char *v, void *dst)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(x) || fabs(x) > FLT_MAX)
+		return cli_fail(CLI_USAGE, "bad %s %s; give a finite f32 number such as 1.5",
+				opt->name, cli_quote(v));
+	*AT(dst, opt, float) = (float)x;
+	return 0;
+}
+
+static int set_reps(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (number(v, 100000, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give 1 to 100000 timed launches such as 30",
+				opt->name, cli_quote(v));
+	*AT(dst, opt, unsigned) = (unsigned)x;
+	return 0;
+}
+
 /* ---- value tables of options that only the command line has ---- */
 
 static const struct cli_value swizzle_vals[] = {
@@ -247,7 +284,8 @@ static const struct cli_value tile_fmt_vals[] = {
 #define SEL (C(LIST) | EMIT | TILE)
 #define QUANT (C(QUANTIZE) | C(DEQUANTIZE))
 #define DOC (C(DOC_SIGNATURES) | C(DOC_CLI) | C(DOC_COMPLETION))
-#define GEMM C(GEMM)
+#define GEMM (C(GEMM) | C(RUN_GEMM))   /* the generator's request */
+#define RG C(RUN_GEMM)
 
 #define AT_(field) offsetof(struct opts, field)
 #define FLAG(nm, cm, grp, field, h) \
@@ -336,11 +374,11 @@ static const struct cli_opt options[] = {
 	     "every form of the target that the selector fields match, and a pass table"),
 	FLAG("--sample-n", C(RUN_TILE), "Run", sample_n,
 	     "with --all: for wgmma only the smallest N, 128 and the largest"),
-	FN("--seed", "N", C(RUN_TILE), "Run", set_seed, run.seed, NULL,
+	FN("--seed", "N", C(RUN_TILE) | RG, "Run", set_seed, run.seed, NULL,
 	   "the random inputs' seed (default: the clock; printed)"),
 	FN("--inputs", NULL, C(RUN_TILE), "Run", set_inputs, run.edge, inputs_vals,
 	   "random (default) or an edge-case input set"),
-	FN("--device", "D", C(RUN_TILE) | C(BENCH_LOAD), "Run", set_device, run.device,
+	FN("--device", "D", C(RUN_TILE) | C(BENCH_LOAD) | RG, "Run", set_device, run.device,
 	   NULL, "the CUDA device index (default: $MMAGEN_DEVICE or 0)"),
 
 	NAMED("--format", C(EMIT_INSTR), "Output", format, instr_fmt_vals,
@@ -360,9 +398,29 @@ static const struct cli_opt options[] = {
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
 	   "tile rows walked together for L2 reuse (default 8)"),
 
-	NAMED("--format", C(EMIT_TILE) | GEMM, "Output", format, tile_fmt_vals,
+	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
+	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,
+	   "columns of B, C and D (required; even)"),
+	FN("--k", "K", RG, "Run GEMM", set_dim, rg.k, NULL,
+	   "columns of A, rows of B (required; a multiple of 8 for 16-bit A and B)"),
+	FN("--alpha", "X", RG, "Run GEMM", set_scalar, rg.alpha, NULL,
+	   "D = alpha * A * B + beta * C (default 1; rounded to f32)"),
+	FN("--beta", "Y", RG, "Run GEMM", set_scalar, rg.beta, NULL,
+	   "the factor of C (default 0: C is not read)"),
+	FLAG("--check", RG, "Run GEMM", rg.check,
+	     "compare D with the exact CPU reference (every element, or a sample when large)"),
+	FLAG("--bench", RG, "Run GEMM", rg.bench,
+	     "time the kernel with CUDA events, and cuBLASLt on the same problem when it is there"),
+	FN("--reps", "R", RG, "Run GEMM", set_reps, rg.reps, NULL,
+	   "--bench: timed launches, the median reported (default 30)"),
+	STR("--save", NULL, "DIR", RG, "Run GEMM", rg.save,
+	    "write A, B, C, D (raw little-endian) and gemm.json describing them into DIR"),
+	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,
+	    "take A, B and C from a directory that --save wrote (its gemm.json must match the request)"),
+
+	NAMED("--format", C(EMIT_TILE) | C(GEMM), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
-	STR("--output", "-o", "FILE", EMIT | DOC | GEMM, "Output", out,
+	STR("--output", "-o", "FILE", EMIT | DOC | C(GEMM), "Output", out,
 	    "write FILE (through a temporary, renamed) instead of standard output"),
 
 	STR("--format", NULL, "mxfp8|mxfp6|mxfp4|nvfp4", QUANT, "Quantize", q.format,

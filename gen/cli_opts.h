@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "mmagen.h"
 #include "run.h"
+#include "run_gemm.h"
 
 enum {
 #define CMD(id, name, args, summary, text) CMD_##id,
@@ -35,6 +36,7 @@ struct opts {
 	struct {                     /* gemm */
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
 	} gemm;
+	struct run_gemm_opts rg;     /* run gemm */
 };
 
 extern const struct cli_spec cli_spec;
@@ -58,5 +60,6 @@ int cmd_list(struct opts *o);
 int cmd_quantize(struct opts *o);
 int cmd_dequantize(struct opts *o);
 int cmd_gemm(struct opts *o);
+int cmd_run_gemm(struct opts *o);
 
 #endif

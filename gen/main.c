@@ -60,6 +60,30 @@ static int cmd_emit_tile(struct opts *o)
 	return rc;
 }
 
+/* The generator's request from the options `gemm` and `run gemm` share;
+ * run gemm may leave --arch out (the GPU's target). */
+static int gemm_request(const struct opts *o, const char *cmd, int need_arch,
+			mmagen_gemm_request *r)
+{
+	if (need_arch && !o->arch)
+		return cli_fail(CLI_USAGE, "%s needs --arch; use --arch sm_90a", cmd);
+	if (o->req.a == MMAGEN_ANY || o->req.b == MMAGEN_ANY || !o->gemm.out)
+		return cli_fail(CLI_USAGE, "%s needs --a, --b and --out; e.g. --a bf16 --b bf16 --out bf16", cmd);
+	mmagen_gemm_request_init(r);
+	r->target = o->arch ? o->req.target : -1;
+	r->a = (mmagen_type)o->req.a;
+	r->b = (mmagen_type)o->req.b;
+	r->acc = (mmagen_type)o->gemm.acc;
+	r->out = (mmagen_type)o->gemm.out;
+	r->layout = o->gemm.layout;
+	r->tile_m = o->gemm.tile_m;
+	r->tile_n = o->gemm.tile_n;
+	r->stages = o->gemm.stages;
+	r->cluster = o->gemm.cluster;
+	r->group = o->gemm.group;
+	return 0;
+}
+
 int cmd_gemm(struct opts *o)
 {
 	mmagen_gemm_request r;
@@ -67,27 +91,23 @@ int cmd_gemm(struct opts *o)
 	size_t len;
 	int rc;
 
-	if (!o->arch)
-		return cli_fail(CLI_USAGE, "gemm needs --arch; use --arch sm_90a");
-	if (o->req.a == MMAGEN_ANY || o->req.b == MMAGEN_ANY || !o->gemm.out)
-		return cli_fail(CLI_USAGE, "gemm needs --a, --b and --out; e.g. --a bf16 --b bf16 --out bf16");
-	mmagen_gemm_request_init(&r);
-	r.target = o->req.target;
-	r.a = (mmagen_type)o->req.a;
-	r.b = (mmagen_type)o->req.b;
-	r.acc = (mmagen_type)o->gemm.acc;
-	r.out = (mmagen_type)o->gemm.out;
-	r.layout = o->gemm.layout;
-	r.tile_m = o->gemm.tile_m;
-	r.tile_n = o->gemm.tile_n;
-	r.stages = o->gemm.stages;
-	r.cluster = o->gemm.cluster;
-	r.group = o->gemm.group;
+	if ((rc = gemm_request(o, "gemm", 1, &r)))
+		return rc;
 	if (mmagen_gemm_emit(&r, (mmagen_format)o->format, &text, &len))
 		return cli_lib_fail(1, NULL);
 	rc = write_out(o, text, len);
 	mmagen_free(text);
 	return rc;
+}
+
+int cmd_run_gemm(struct opts *o)
+{
+	mmagen_gemm_request r;
+	int rc;
+
+	if ((rc = gemm_request(o, "run gemm", 0, &r)))
+		return rc;
+	return run_gemm(&r, o->arch != NULL, &o->rg, &o->run);
 }
 
 /* Without --arch the target comes from the GPU; a request that no form of
@@ -183,6 +203,7 @@ static int (*const handlers[NCMDS])(struct opts *) = {
 	[CMD_EMIT_INSTR] = cmd_emit_instr,
 	[CMD_EMIT_TILE] = cmd_emit_tile,
 	[CMD_GEMM] = cmd_gemm,
+	[CMD_RUN_GEMM] = cmd_run_gemm,
 	[CMD_RUN_TILE] = cmd_run_tile,
 	[CMD_BENCH_LOAD] = cmd_bench_load,
 	[CMD_QUANTIZE] = cmd_quantize,

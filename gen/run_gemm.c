@@ -1,0 +1,659 @@
+/* run_gemm.c - `mmagen run gemm`: generate the GEMM, JIT-load it through
+ * libmmart, launch it on random (or loaded) operands, and check D against
+ * the exact CPU reference (run_gemm_host.c) or time it beside cuBLASLt.
+ *
+ * Order: everything the command line or the files can get wrong is found
+ * before the driver is touched (request, problem rules, --load's
+ * description); then the GPU. */
+#define _POSIX_C_SOURCE 200809L
+#include "run_gemm.h"
+#include "cublaslt.h"
+#include "mmart.h"
+#include "run.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GUARD 1024u                    /* poisoned bytes on each side of D */
+#define L2_BYTES (50ull << 20)         /* the H200's L2: --bench rotates past it */
+#define MAX_SETS 256u
+#define WARMUP 5
+#define LT_WORKSPACE (32ull << 20)     /* cuBLAS's advice for Hopper */
+#define POISON 0xFFu                   /* NaN in every float type */
+
+void run_gemm_opts_init(struct run_gemm_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->alpha = 1;
+	o->reps = 30;
+}
+
+static int rt_fail(const char *what)
+{
+	fprintf(stderr, "mmagen: run gemm: %s: %s\n", what, mmart_last_error());
+	return 1;
+}
+
+static int rg_said(void)
+{
+	fprintf(stderr, "mmagen: run gemm: %s\n", rg_error());
+	return 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The SM count for the persistent grid.  libmmart does not report it
+ * yet, so it is asked of the driver libmmart loaded, about the context
+ * libmmart made current.  0 when that fails: rg_grid then launches one
+ * cluster per work unit, which the kernel handles just as well. */
+static unsigned device_sms(void)
+{
+	const char *name = getenv("MMAGEN_LIBCUDA");
+	void *lib = dlopen(name && *name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*get_device)(int *);
+	int (*get_attr)(int *, int, int);
+	int dev, sms = 0;
+
+	if (!lib)
+		return 0;
+	*(void **)&get_device = dlsym(lib, "cuCtxGetDevice");
+	*(void **)&get_attr = dlsym(lib, "cuDeviceGetAttribute");
+	if (!get_device || !get_attr || get_device(&dev) ||
+	    get_attr(&sms, 16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, dev))
+		sms = 0;
+	dlclose(lib);
+	return sms > 0 ? (unsigned)sms : 0;
+}
+
+/* ---- one set of device operands and its launch ---- */
+struct dev_set {
+	uint64_t a, b, c, dbuf;       /* dbuf: GUARD + D + GUARD (check) or D */
+	uint64_t d;                   /* D itself */
+	mmart_tensor_map ta, tb;
+};
+
+struct gpu {
+	mmart_ctx *ctx;
+	mmart_stream *stream;
+	void *fn;
+	mmagen_gemm_info info;
+	const struct rg_problem *p;
+	mmart_launch_config cfg;
+	struct dev_set *sets;
+	unsigned nsets;
+	/* cuBLASLt, when there */
+	struct cublaslt lt;
+	void *lt_handle, *lt_desc, *lt_la, *lt_lb, *lt_lc;
+	struct lt_heuristic lt_algo;
+	uint64_t lt_ws;
+};
+
+static mmart_tensor_dtype tensor_dtype(mmagen_type t)
+{
+	return t == MMAGEN_BF16 ? MMART_TENSOR_BF16 : MMART_TENSOR_F16;
+}
+
+/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
+ * and swizzle from mmagen_gemm_info, out-of-bounds elements zero. */
+static int encode_maps(struct gpu *g, struct dev_set *s)
+{
+	const struct rg_problem *p = g->p;
+	const mmagen_gemm_info *i = &g->info;
+	mmart_tensor_desc a = {
+		.dtype = tensor_dtype(p->ab), .rank = 2, .addr = s->a,
+		.dims = { p->k, p->m }, .strides = { (uint64_t)p->k * rg_elem_bytes(p->ab) },
+		.box = { i->box_a[0], i->box_a[1] }, .elem_strides = { 1, 1 },
+		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
+		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
+	};
+	mmart_tensor_desc b = a;
+
+	/* the generator swizzles 128 bytes today; anything else is a new
+	 * manifest this code has not learnt */
+	if (i->swizzle != 128) {
+		fprintf(stderr, "mmagen: run gemm: the kernel wants a %u-byte swizzle; this runner knows 128\n",
+			i->swizzle);
+		return 1;
+	}
+	b.addr = s->b;
+	b.dims[1] = p->n;
+	b.box[0] = i->box_b[0];
+	b.box[1] = i->box_b[1];
+	if (mmart_tensor_map_encode(g->ctx, "A", &a, &s->ta) ||
+	    mmart_tensor_map_encode(g->ctx, "B", &b, &s->tb))
+		return rt_fail("tensor map");
+	return 0;
+}
+
+static int launch_mmagen(struct gpu *g, const struct dev_set *s)
+{
+	const struct rg_problem *p = g->p;
+	uint64_t d = s->d, c = s->c;
+	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
+	float alpha = p->alpha, beta = p->beta;
+	void *params[] = { (void *)&s->ta, (void *)&s->tb, &d, &c, &m, &n, &k, &ldd, &ldc,
+			   &alpha, &beta };
+	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+}
+
+/* C's device copy: the values when beta != 0; with beta = 0 the poison,
+ * so a kernel that reads C anyway turns D into NaN. */
+static int upload_set(struct gpu *g, struct dev_set *s, const struct rg_data *d, size_t guard)
+{
+	const struct rg_problem *p = g->p;
+	size_t cb = rg_bytes(p, 'C');
+
+	if (mmart_alloc(g->ctx, rg_bytes(p, 'A'), &s->a) ||
+	    mmart_alloc(g->ctx, rg_bytes(p, 'B'), &s->b) ||
+	    mmart_alloc(g->ctx, cb, &s->c) ||
+	    mmart_alloc(g->ctx, cb + 2 * guard, &s->dbuf) ||
+	    mmart_copy_to_device(g->ctx, s->a, d->a, rg_bytes(p, 'A')) ||
+	    mmart_copy_to_device(g->ctx, s->b, d->b, rg_bytes(p, 'B')) ||
+	    (p->beta != 0 ? mmart_copy_to_device(g->ctx, s->c, d->c, cb)
+			  : mmart_memset8(g->ctx, s->c, POISON, cb)) ||
+	    mmart_memset8(g->ctx, s->dbuf, POISON, cb + 2 * guard))
+		return rt_fail("device memory");
+	s->d = s->dbuf + guard;
+	/* the epilogue stores pairs: D and C aligned to two elements */
+	if (s->d % (2 * rg_elem_bytes(p->out)) || s->c % (2 * rg_elem_bytes(p->out))) {
+		fprintf(stderr, "mmagen: run gemm: D or C at 0x%llx / 0x%llx is not aligned to 2 elements\n",
+			(unsigned long long)s->d, (unsigned long long)s->c);
+		return 1;
+	}
+	return encode_maps(g, s);
+}
+
+static void free_sets(struct gpu *g)
+{
+	for (unsigned i = 0; g->sets && i < g->nsets; i++) {
+		mmart_free(g->ctx, g->sets[i].a);
+		mmart_free(g->ctx, g->sets[i].b);
+		mmart_free(g->ctx, g->sets[i].c);
+		mmart_free(g->ctx, g->sets[i].dbuf);
+	}
+	free(g->sets);
+	g->sets = NULL;
+	g->nsets = 0;
+}
+
+/* ---- the check: one launch with guards around D ---- */
+static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad)
+{
+	const struct rg_problem *p = g->p;
+	size_t db = rg_bytes(p, 'D');
+	uint8_t *back = malloc(db + 2 * GUARD);
+	int rc;
+
+	if (!back) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	if (!(g->sets = calloc(1, sizeof *g->sets))) {
+		free(back);
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	g->nsets = 1;
+	if ((rc = upload_set(g, &g->sets[0], d, GUARD)) || (rc = launch_mmagen(g, &g->sets[0])))
+		goto out;
+	if (mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_copy_to_host(g->ctx, back, g->sets[0].dbuf, db + 2 * GUARD)) {
+		rc = rt_fail("run");
+		goto out;
+	}
+	*guard_bad = 0;
+	for (size_t i = 0; i < GUARD; i++)
+		*guard_bad += (back[i] != POISON) + (back[GUARD + db + i] != POISON);
+	memcpy(d->d, back + GUARD, db);
+out:
+	free_sets(g);
+	free(back);
+	return rc;
+}
+
+static void describe_problem(const mmagen_gemm_request *r, const struct rg_problem *p,
+			     char *buf, size_t n)
+{
+	snprintf(buf, n, "%s x %s -> %s, M %u N %u K %u, alpha %.9g beta %.9g",
+		 mmagen_type_name(r->a), mmagen_type_name(r->b), mmagen_type_name(r->out),
+		 p->m, p->n, p->k, (double)p->alpha, (double)p->beta);
+}
+
+static int report_check(const char *what, const struct rg_data *d, size_t guard_bad)
+{
+	struct rg_verdict v;
+	const struct rg_problem *p = &d->p;
+
+	if (rg_verify(d, &v))
+		return rg_said();
+	int every = (uint64_t)v.checked == (uint64_t)p->m * p->n;
+	if (v.bad || guard_bad) {
+		printf("FAIL run gemm %s: ", what);
+		if (v.bad)
+			printf("%zu of %zu checked elements wrong; first: D[%u][%u] = %.9g, reference %.9g, tolerance %.3g%s",
+			       v.bad, v.checked, v.bi, v.bj, v.bad_got, v.bad_ref, v.bad_tol,
+			       guard_bad ? "; " : "");
+		if (guard_bad)
+			printf("the kernel wrote %zu of the %u bytes just before and after D", guard_bad,
+			       2 * GUARD);
+		printf(" (seed %llu)\n", (unsigned long long)p->seed);
+		return 1;
+	}
+	printf("PASS run gemm %s: %zu elements checked (%s), worst error %.3g (%.2f of its tolerance) at D[%u][%u]; "
+	       "the %u guard bytes around D untouched (seed %llu)\n",
+	       what, v.checked, every ? "every one" : "a sample and the corners", v.worst_err,
+	       v.worst_ratio, v.wi, v.wj, 2 * GUARD, (unsigned long long)p->seed);
+	return 0;
+}
+
+/* ---- --bench ---- */
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+typedef int launch_fn(struct gpu *g, const struct dev_set *s);
+
+static int launch_lt(struct gpu *g, const struct dev_set *s)
+{
+	const struct rg_problem *p = g->p;
+	float alpha = p->alpha, beta = p->beta;
+	/* row-major D (M x N) = A B is column-major D^T (N x M) = B^T A^T:
+	 * cuBLASLt's "A" is our B (column-major K x N, transposed), its "B"
+	 * our A (column-major K x M), its C and D ours, N x M with ld N */
+	int st = g->lt.cublasLtMatmul(g->lt_handle, g->lt_desc, &alpha,
+		(void *)(uintptr_t)s->b, g->lt_la, (void *)(uintptr_t)s->a, g->lt_lb, &beta,
+		(void *)(uintptr_t)(beta != 0 ? s->c : s->d), g->lt_lc, (void *)(uintptr_t)s->d,
+		g->lt_lc, &g->lt_algo.algo, (void *)(uintptr_t)g->lt_ws, LT_WORKSPACE,
+		mmart_stream_handle(g->stream));
+	if (st != LT_CUBLAS_STATUS_SUCCESS) {
+		fprintf(stderr, "mmagen: run gemm: cublasLtMatmul: %s\n", g->lt.cublasLtGetStatusName(st));
+		return 1;
+	}
+	return 0;
+}
+
+struct timing {
+	float median, min, max;
+	int gaps;                    /* the host fell behind the GPU */
+};
+
+/* WARMUP launches, then `reps` launches back to back over the sets, an
+ * event between each two.  A memset of `blocker` bytes goes first, so the
+ * GPU is busy while the host queues the timed launches: each interval is
+ * then one kernel on a full queue, not the host's launch latency.  If the
+ * host took longer to queue than the memset ran, t->gaps says so. */
+static int time_launches(struct gpu *g, launch_fn *launch, unsigned reps,
+			 uint64_t blocker, uint64_t blocker_bytes, struct timing *t)
+{
+	mmart_event **ev = calloc(reps + 3, sizeof *ev);
+	float *ms = calloc(reps, sizeof *ms), block_ms = 0;
+	double host_ms = 0;
+	int rc = 1;
+
+	if (!ev || !ms) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		goto out;
+	}
+	for (unsigned i = 0; i < reps + 3; i++)
+		if (mmart_event_create(g->ctx, &ev[i]))
+			goto rt;
+	for (unsigned i = 0; i < WARMUP; i++)
+		if (launch(g, &g->sets[i % g->nsets]))
+			goto out;
+	if (mmart_stream_sync(g->ctx, g->stream))
+		goto rt;
+	if (mmart_event_record(g->ctx, ev[reps + 1], g->stream) ||
+	    (blocker && mmart_memset8_async(g->ctx, blocker, 0, blocker_bytes, g->stream)) ||
+	    mmart_event_record(g->ctx, ev[reps + 2], g->stream))
+		goto rt;
+	double t0 = now_ms();
+	for (unsigned r = 0; r < reps; r++) {
+		if (mmart_event_record(g->ctx, ev[r], g->stream))
+			goto rt;
+		if (launch(g, &g->sets[r % g->nsets]))
+			goto out;
+	}
+	if (mmart_event_record(g->ctx, ev[reps], g->stream))
+		goto rt;
+	host_ms = now_ms() - t0;
+	if (mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_event_elapsed_ms(g->ctx, ev[reps + 1], ev[reps + 2], &block_ms))
+		goto rt;
+	for (unsigned r = 0; r < reps; r++)
+		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], &ms[r]))
+			goto rt;
+	qsort(ms, reps, sizeof *ms, cmp_float);
+	t->median = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
+	t->min = ms[0];
+	t->max = ms[reps - 1];
+	t->gaps = host_ms > block_ms;
+	rc = 0;
+	goto out;
+rt:
+	rc = rt_fail("timing");
+out:
+	for (unsigned i = 0; ev && i < reps + 3; i++)
+		mmart_event_destroy(g->ctx, ev[i]);
+	free(ev);
+	free(ms);
+	return rc;
+}
+
+/* cuBLASLt set up for the problem: 0, or 1 with `why` (no library, no
+ * algorithm) when the bench goes on without it, -1 on a failure. */
+static int lt_setup(struct gpu *g, char *why, size_t n)
+{
+	const struct rg_problem *p = g->p;
+	struct cublaslt *lt = &g->lt;
+	int ab = cublaslt_dtype(p->ab), out = cublaslt_dtype(p->out), nr = 0;
+	int op_t = LT_CUBLAS_OP_T, op_n = LT_CUBLAS_OP_N;
+	uint64_t ws = LT_WORKSPACE;
+	void *pref = NULL;
+	int rc = -1, st;
+
+	if (cublaslt_open(lt, why, n))
+		return 1;
+#define LT(call) do { if ((st = (call)) != LT_CUBLAS_STATUS_SUCCESS) {           \
+		fprintf(stderr, "mmagen: run gemm: %s: %s\n", #call,                \
+			lt->cublasLtGetStatusName(st));                             \
+		goto out; } } while (0)
+	LT(lt->cublasLtCreate(&g->lt_handle));
+	LT(lt->cublasLtMatmulDescCreate(&g->lt_desc, LT_CUBLAS_COMPUTE_32F, LT_CUDA_R_32F));
+	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof op_t));
+	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof op_n));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_la, ab, p->k, p->n, p->k));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lb, ab, p->k, p->m, p->k));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lc, out, p->n, p->m, p->n));
+	LT(lt->cublasLtMatmulPreferenceCreate(&pref));
+	LT(lt->cublasLtMatmulPreferenceSetAttribute(pref, LT_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+						    &ws, sizeof ws));
+	st = lt->cublasLtMatmulAlgoGetHeuristic(g->lt_handle, g->lt_desc, g->lt_la, g->lt_lb,
+						g->lt_lc, g->lt_lc, pref, 1, &g->lt_algo, &nr);
+	if (st != LT_CUBLAS_STATUS_SUCCESS || nr < 1) {
+		snprintf(why, n, "%s has no algorithm for %s x %s -> %s (%s)", lt->path,
+			 mmagen_type_name(p->ab), mmagen_type_name(p->ab), mmagen_type_name(p->out),
+			 st ? lt->cublasLtGetStatusName(st) : "none returned");
+		rc = 1;
+		goto out;
+	}
+#undef LT
+	if (mmart_alloc(g->ctx, LT_WORKSPACE, &g->lt_ws)) {
+		rt_fail("cuBLASLt workspace");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (pref)
+		lt->cublasLtMatmulPreferenceDestroy(pref);
+	return rc;
+}
+
+static void lt_teardown(struct gpu *g)
+{
+	struct cublaslt *lt = &g->lt;
+	if (!lt->lib)
+		return;
+	if (g->lt_la)
+		lt->cublasLtMatrixLayoutDestroy(g->lt_la);
+	if (g->lt_lb)
+		lt->cublasLtMatrixLayoutDestroy(g->lt_lb);
+	if (g->lt_lc)
+		lt->cublasLtMatrixLayoutDestroy(g->lt_lc);
+	if (g->lt_desc)
+		lt->cublasLtMatmulDescDestroy(g->lt_desc);
+	if (g->lt_handle)
+		lt->cublasLtDestroy(g->lt_handle);
+	mmart_free(g->ctx, g->lt_ws);
+	cublaslt_close(lt);
+}
+
+/* mmagen's D and cuBLASLt's D of set 0: the largest difference over the
+ * largest |D|, in *rel. */
+static int compare_with_lt(struct gpu *g, double *rel)
+{
+	const struct rg_problem *p = g->p;
+	size_t db = rg_bytes(p, 'D'), count = (size_t)p->m * p->n;
+	void *x = malloc(db), *y = malloc(db);
+	double diff = 0, big = 0;
+	int rc = 1;
+
+	if (!x || !y) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		goto out;
+	}
+	if (launch_mmagen(g, &g->sets[0]) || mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_copy_to_host(g->ctx, x, g->sets[0].d, db) ||
+	    launch_lt(g, &g->sets[0]) || mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_copy_to_host(g->ctx, y, g->sets[0].d, db)) {
+		rt_fail("compare with cuBLASLt");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		double a = rg_value(p->out, x, i), b = rg_value(p->out, y, i);
+		double e = fabs(a - b);
+		if (!(e <= diff))
+			diff = e;       /* NaN sticks */
+		if (fabs(b) > big)
+			big = fabs(b);
+	}
+	*rel = big > 0 ? diff / big : diff;
+	rc = 0;
+out:
+	free(x);
+	free(y);
+	return rc;
+}
+
+static void print_timing(const char *who, const struct rg_problem *p, const struct timing *t)
+{
+	double flop = 2.0 * p->m * p->n * p->k;
+	printf("%-9s %8.1f TFLOP/s  (median %.4f ms, min %.4f, max %.4f)%s\n", who,
+	       flop / (t->median * 1e-3) / 1e12, t->median, t->min, t->max,
+	       t->gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
+}
+
+static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,
+		 const char *what)
+{
+	const struct rg_problem *p = g->p;
+	uint64_t ab = rg_bytes(p, 'A') + rg_bytes(p, 'B');
+	uint64_t blocker_bytes = (uint64_t)o->reps * (64ull << 20), blocker = 0;
+	struct timing tm, tl;
+	char why[512] = "";
+	int rc = 1, have_lt;
+
+	/* enough sets that, between two uses of one, the others' A and B
+	 * pass through the whole L2.  Every set holds the same random
+	 * values: L2 caches addresses, not values. */
+	unsigned sets = (unsigned)(1 + (L2_BYTES + ab - 1) / ab);
+	if (sets < 2)
+		sets = 2;
+	if (sets > MAX_SETS)
+		sets = MAX_SETS;
+	if (!(g->sets = calloc(sets, sizeof *g->sets))) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	for (g->nsets = 0; g->nsets < sets; g->nsets++)
+		if (upload_set(g, &g->sets[g->nsets], d, 0)) {
+			g->nsets++;
+			goto out;
+		}
+	if (blocker_bytes < (512ull << 20))
+		blocker_bytes = 512ull << 20;
+	if (blocker_bytes > (4ull << 30))
+		blocker_bytes = 4ull << 30;
+	if (mmart_alloc(g->ctx, blocker_bytes, &blocker))
+		blocker = 0;       /* no room: time without it (gaps then show) */
+	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u\n",
+	       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, o->reps);
+	if (time_launches(g, launch_mmagen, o->reps, blocker, blocker_bytes, &tm))
+		goto out;
+	have_lt = lt_setup(g, why, sizeof why);
+	if (have_lt < 0)
+		goto out;
+	if (have_lt > 0) {
+		print_timing("mmagen", p, &tm);
+		printf("cuBLASLt: not measured: %s; mmagen alone\n", why);
+		rc = 0;
+		goto out;
+	}
+	double rel;
+	if (time_launches(g, launch_lt, o->reps, blocker, blocker_bytes, &tl) ||
+	    compare_with_lt(g, &rel))
+		goto out;
+	print_timing("mmagen", p, &tm);
+	print_timing("cuBLASLt", p, &tl);
+	printf("ratio     %8.3f  (mmagen / cuBLASLt; %s)\n", tl.median / tm.median, g->lt.path);
+	/* the same problem?  Both round to D's type: a few of its ulps of
+	 * max |D| apart at most; a transposed or mis-described operand gives
+	 * differences of the order of D itself */
+	if (!(rel <= 1.0 / 16)) {
+		printf("FAIL bench gemm %s: mmagen's D and cuBLASLt's differ by %.3g of max |D|; the two did not compute the same thing\n",
+		       what, rel);
+		goto out;
+	}
+	printf("D agrees with cuBLASLt's to %.2g of max |D|\n", rel);
+	rc = 0;
+out:
+	mmart_free(g->ctx, blocker);
+	free_sets(g);
+	return rc;
+}
+
+/* ---- the command ---- */
+static int open_gpu(const struct run_opts *ro, mmart_ctx **ctx)
+{
+	mmart_status s = mmart_open(ro->device, ctx);
+	if (s == MMART_NO_DRIVER || s == MMART_NO_DEVICE) {
+		fprintf(stderr, "mmagen: %s\n", mmart_last_error());
+		return 77;
+	}
+	return s ? rt_fail("open") : 0;
+}
+
+static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
+{
+	char *ptx = NULL;
+	mmart_module *mod;
+	int rc = 1;
+
+	if (mmagen_gemm_emit(r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	if (mmart_load_ptx(g->ctx, ptx, &mod, NULL) ||
+	    mmart_get_function(mod, g->info.kernel, &g->fn) ||
+	    mmart_func_set_max_dynamic_smem(g->ctx, g->fn, g->info.smem) ||
+	    mmart_stream_create(g->ctx, &g->stream))
+		rt_fail("load");
+	else
+		rc = 0;
+	mmagen_free(ptx);
+	return rc;
+}
+
+int run_gemm(const mmagen_gemm_request *req, int has_arch,
+	     const struct run_gemm_opts *o, const struct run_opts *ro)
+{
+	mmagen_gemm_request r = *req;
+	struct gpu g = { .info = { .size = sizeof g.info } };
+	struct rg_data d = { 0 };
+	char what[256];
+	int rc;
+
+	if (!o->m || !o->n || !o->k) {
+		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");
+		return 2;
+	}
+	/* without --arch: the request is checked for sm_90a, the target the
+	 * generator has, then for the GPU's own once there is one */
+	if (!has_arch && mmagen_target_parse("sm_90a", &r.target))
+		return fprintf(stderr, "mmagen: %s\n", mmagen_last_error()), 1;
+	if (mmagen_gemm_info_of(&r, &g.info)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	d.p = (struct rg_problem){ .ab = r.a, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
+				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed };
+	if (rg_check_problem(&d.p))
+		return rg_said();
+	if (o->load && rg_load(o->load, &d, "tn"))
+		return rg_said();
+	if (!has_arch) {
+		if ((rc = device_target(ro, &r.target)))
+			goto out;
+		if (mmagen_gemm_info_of(&r, &g.info)) {
+			fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+			rc = 1;
+			goto out;
+		}
+	}
+	if ((rc = open_gpu(ro, &g.ctx)))
+		goto out;
+	rc = 1;
+	if (!o->load) {
+		if (rg_alloc(&d)) {
+			rg_said();
+			goto out;
+		}
+		rg_fill_inputs(&d);
+	}
+	g.p = &d.p;
+	if (prepare_kernel(&g, &r))
+		goto out;
+	g.cfg = (mmart_launch_config){
+		.grid = { rg_grid(device_sms(), d.p.m, d.p.n, g.info.tile_m, g.info.tile_n,
+				  g.info.cluster[0]), 1, 1 },
+		.block = { g.info.block[0], g.info.block[1], g.info.block[2] },
+		.cluster = { g.info.cluster[0], g.info.cluster[1], g.info.cluster[2] },
+		.smem_bytes = g.info.smem,
+		.stream = g.stream,
+	};
+	describe_problem(&r, &d.p, what, sizeof what);
+
+	size_t guard_bad = 0;
+	if (run_once(&g, &d, &guard_bad))
+		goto out;
+	rc = 0;
+	if (o->check) {
+		rc = report_check(what, &d, guard_bad);
+	} else if (guard_bad) {
+		printf("FAIL run gemm %s: the kernel wrote %zu of the %u bytes just before and after D\n",
+		       what, guard_bad, 2 * GUARD);
+		rc = 1;
+	}
+	if (o->save) {
+		if (rg_save(o->save, &d, "tn")) {
+			rg_said();
+			rc = 1;
+		} else {
+			printf("saved A, B, C, D and gemm.json in %s\n", o->save);
+		}
+	}
+	if (o->bench && !rc)
+		rc = bench(&g, &d, o, what);
+	if (!o->check && !o->bench && !rc)
+		printf("ran gemm %s on a grid of %u x %u threads (cluster %u); "
+		       "--check compares D with the reference, --bench times it\n",
+		       what, g.cfg.grid[0], g.cfg.block[0], g.cfg.cluster[0]);
+out:
+	lt_teardown(&g);
+	if (g.stream)
+		mmart_stream_destroy(g.ctx, g.stream);
+	mmart_close(g.ctx);
+	rg_data_free(&d);
+	fflush(stdout);
+	return rc;
+}

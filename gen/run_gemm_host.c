@@ -1,0 +1,825 @@
+/* run_gemm_host.c - the CPU side of `run gemm`: the problem's rules, random
+ * inputs, the exact reference and its tolerance, the sample of checked
+ * elements, and the operands on disk (save/load).  No GPU here: the unit
+ * tests (tests/unit/test_run_gemm.c) reach all of it. */
+#define _POSIX_C_SOURCE 200809L
+#include "run_gemm.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- errors: one line, kept for the caller ---- */
+static char err_line[1024];
+
+const char *rg_error(void)
+{
+	return err_line;
+}
+
+int rg_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err_line, sizeof err_line, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- sizes and rules ---- */
+unsigned rg_elem_bytes(mmagen_type t)
+{
+	return mmagen_type_bits(t) / 8;
+}
+
+size_t rg_bytes(const struct rg_problem *p, char operand)
+{
+	switch (operand) {
+	case 'A': return (size_t)p->m * p->k * rg_elem_bytes(p->ab);
+	case 'B': return (size_t)p->n * p->k * rg_elem_bytes(p->ab);
+	default:  return (size_t)p->m * p->n * rg_elem_bytes(p->out);
+	}
+}
+
+/* TMA (the tensor maps of A and B): the row stride, K elements, is a
+ * multiple of 16 bytes; bases 16-byte aligned (device allocations are,
+ * and libmmart checks the address again when it encodes the map).  The
+ * epilogue stores pairs of D elements (and reads pairs of C): ldd and
+ * ldc, here N, are even.  The kernel counts M, N, K in 32-bit registers
+ * and rounds them up to whole tiles, so they stay below 2^31. */
+int rg_check_problem(const struct rg_problem *p)
+{
+	static const char names[2] = { 'A', 'B' };
+	const uint32_t dims[3] = { p->m, p->n, p->k };
+
+	for (int i = 0; i < 3; i++)
+		if (dims[i] < 1 || dims[i] > INT32_MAX)
+			return rg_fail("%c = %u: M, N and K are 1 to 2^31-1 (the kernel counts them in 32 bits)",
+				       "MNK"[i], dims[i]);
+	for (int i = 0; i < 2; i++) {
+		unsigned eb = rg_elem_bytes(p->ab);
+		uint64_t stride = (uint64_t)p->k * eb;
+		if (stride % 16) {
+			uint32_t per = 16 / eb, lo = p->k / per * per, hi = lo + per;
+			if (lo)
+				return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA); K must be a multiple of %u: use K = %u or %u",
+					       names[i], eb, (unsigned long long)stride, per, lo, hi);
+			return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA); K must be a multiple of %u: use K = %u",
+				       names[i], eb, (unsigned long long)stride, per, hi);
+		}
+	}
+	if (p->n % 2 && p->n > 1)
+		return rg_fail("D: ldd = N = %u is odd; the epilogue stores pairs of elements, so ldd (and ldc) must be even: use N = %u or %u",
+			       p->n, p->n - 1, p->n + 1);
+	if (p->n % 2)
+		return rg_fail("D: ldd = N = 1 is odd; the epilogue stores pairs of elements, so ldd (and ldc) must be even: use N = 2");
+	return 0;
+}
+
+/* ---- random inputs ---- */
+uint64_t rg_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void put_le(void *buf, size_t i, unsigned bytes, uint64_t v)
+{
+	uint8_t *p = (uint8_t *)buf + i * bytes;
+	for (unsigned b = 0; b < bytes; b++)
+		p[b] = (uint8_t)(v >> (8 * b));
+}
+
+static uint64_t get_le(const void *buf, size_t i, unsigned bytes)
+{
+	const uint8_t *p = (const uint8_t *)buf + i * bytes;
+	uint64_t v = 0;
+	for (unsigned b = 0; b < bytes; b++)
+		v |= (uint64_t)p[b] << (8 * b);
+	return v;
+}
+
+/* The value of every 16-bit pattern, per type, made on first use. */
+static const double *table16(mmagen_type t)
+{
+	static double *tab[MMAGEN_TYPE_COUNT];
+	if (!tab[t]) {
+		double *v = malloc(65536 * sizeof *v);
+		if (!v)
+			return NULL;
+		for (uint32_t i = 0; i < 65536; i++)
+			v[i] = mmagen_type_decode(t, i);
+		tab[t] = v;
+	}
+	return tab[t];
+}
+
+double rg_value(mmagen_type t, const void *buf, size_t i)
+{
+	unsigned eb = rg_elem_bytes(t);
+	uint64_t bits = get_le(buf, i, eb);
+	const double *tab = eb == 2 ? table16(t) : NULL;
+	return tab ? tab[bits] : mmagen_type_decode(t, bits);
+}
+
+/* Round-to-nearest-even of a float into bf16, f16 or f32, by hand: the
+ * library's mmagen_type_encode is general and about 100 ns an element, too
+ * slow for the 10^8 elements of a large problem.  x is finite with |x| <=
+ * 1 (no overflow to handle); the unit test compares this with
+ * mmagen_type_encode. */
+uint64_t rg_round(mmagen_type t, float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	if (t == MMAGEN_F32)
+		return u;
+	if (t == MMAGEN_BF16)        /* drop 16 bits, ties to even */
+		return (u + 0x7FFFu + ((u >> 16) & 1)) >> 16;
+	assert(t == MMAGEN_F16 && fabsf(x) <= 1);
+	uint32_t sign = (u >> 16) & 0x8000u, mag = u & 0x7FFFFFFFu;
+	if (mag >= 0x38800000u) {    /* 2^-14 and up: an f16 normal */
+		mag -= 112u << 23;   /* exponent bias 127 -> 15 */
+		return sign | ((mag + 0xFFFu + ((mag >> 13) & 1)) >> 13);
+	}
+	/* below: a multiple of 2^-24 (0x400 is the smallest normal) */
+	return sign | (uint32_t)lrintf(fabsf(x) * 0x1p24f);
+}
+
+void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count)
+{
+	uint64_t s = seed ^ ((uint64_t)(unsigned char)which * 0xD1B54A32D192ED03ull);
+	unsigned eb = rg_elem_bytes(t);
+	int fast = t == MMAGEN_BF16 || t == MMAGEN_F16 || t == MMAGEN_F32;
+
+	for (size_t i = 0; i < count; i++) {
+		uint64_t bits;
+		do {   /* x = r * 2^-24, r uniform in [-2^24, 2^24): exact in
+			* float, so rounding it to t is one rounding; zeros
+			* are drawn again */
+			int32_t r = (int32_t)(rg_next(&s) >> 39) - (1 << 24);
+			float x = (float)r * 0x1p-24f;
+			bits = fast ? rg_round(t, x) : mmagen_type_encode(t, x);
+		} while (!(bits & ((1ull << (8 * eb - 1)) - 1)));   /* +-0 */
+		put_le(buf, i, eb, bits);
+	}
+}
+
+void rg_fill_inputs(struct rg_data *d)
+{
+	const struct rg_problem *p = &d->p;
+	rg_fill(p->ab, p->seed, 'A', d->a, (size_t)p->m * p->k);
+	rg_fill(p->ab, p->seed, 'B', d->b, (size_t)p->n * p->k);
+	rg_fill(p->out, p->seed, 'C', d->c, (size_t)p->m * p->n);
+}
+
+int rg_alloc(struct rg_data *d)
+{
+	d->a = malloc(rg_bytes(&d->p, 'A'));
+	d->b = malloc(rg_bytes(&d->p, 'B'));
+	d->c = malloc(rg_bytes(&d->p, 'C'));
+	d->d = calloc(rg_bytes(&d->p, 'D'), 1);
+	if (!d->a || !d->b || !d->c || !d->d || !table16(d->p.ab) ||
+	    (rg_elem_bytes(d->p.out) == 2 && !table16(d->p.out))) {
+		rg_data_free(d);
+		return rg_fail("out of memory for the host copies of A, B, C and D (%zu bytes)",
+			       rg_bytes(&d->p, 'A') + rg_bytes(&d->p, 'B') + 2 * rg_bytes(&d->p, 'C'));
+	}
+	return 0;
+}
+
+void rg_data_free(struct rg_data *d)
+{
+	free(d->a);
+	free(d->b);
+	free(d->c);
+	free(d->d);
+	d->a = d->b = d->c = d->d = NULL;
+}
+
+/* ---- the reference ---- */
+double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs)
+{
+	const struct rg_problem *p = &d->p;
+	const double *tab = table16(p->ab);
+	const uint8_t *a = (const uint8_t *)d->a + (size_t)i * p->k * 2;
+	const uint8_t *b = (const uint8_t *)d->b + (size_t)j * p->k * 2;
+	double s = 0, comp = 0, sa = 0;
+
+	/* A and B are 16-bit floats (rg_check_problem's caller, the generator,
+	 * allows no other): each product has at most 22 significant bits and
+	 * is exact in double.  Neumaier's compensated sum keeps the error of
+	 * the sum near 2^-52 |sum|, far below any tolerance below. */
+	for (uint32_t x = 0; x < p->k; x++) {
+		double prod = tab[a[2 * x] | a[2 * x + 1] << 8] * tab[b[2 * x] | b[2 * x + 1] << 8];
+		double t = s + prod;
+		comp += fabs(s) >= fabs(prod) ? (s - t) + prod : (prod - t) + s;
+		s = t;
+		sa += fabs(prod);
+	}
+	*sum_abs = sa;
+	return s + comp;
+}
+
+double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
+		    double *sum_abs, double *cval)
+{
+	double dot = rg_dot(d, i, j, sum_abs);
+	/* beta = 0: the kernel does not read C, nor does the reference */
+	*cval = d->p.beta != 0 ? rg_value(d->p.out, d->c, (size_t)i * d->p.n + j) : 0.0;
+	return (double)d->p.alpha * dot + (double)d->p.beta * *cval;
+}
+
+/* Explicit mantissa bits and the lowest normal exponent of D's types. */
+static int float_format(mmagen_type t, int *mant, int *emin)
+{
+	switch (t) {
+	case MMAGEN_BF16: *mant = 7;  *emin = -126; return 0;
+	case MMAGEN_F16:  *mant = 10; *emin = -14;  return 0;
+	case MMAGEN_F32:  *mant = 23; *emin = -126; return 0;
+	default: return -1;
+	}
+}
+
+double rg_half_ulp(mmagen_type t, double x)
+{
+	int mant, emin, e;
+	if (float_format(t, &mant, &emin))
+		return NAN;
+	frexp(fabs(x), &e);          /* |x| = f * 2^e, f in [0.5, 1) */
+	e = x == 0 || e - 1 < emin ? emin : e - 1;
+	return ldexp(1.0, e - mant - 1);
+}
+
+/* The kernel computes acc = sum of K products in f32 on the tensor cores,
+ * v = fl32(alpha * acc), with beta != 0 w = fma32(beta, C, v), and rounds
+ * w to D's type.  Bounds, with u = 2^-24 and P = sum |a*b|:
+ *   |acc - dot|  <= K * 2u * P   (one f32 ulp per addition: the tensor
+ *                                 cores' adders may truncate, not round)
+ *   |v - alpha*acc| <= u * |alpha| * (P + that)
+ *   |w - (beta*C + v)| <= u * (|beta*C| + |v|)
+ *   |D - w| <= half an ulp of D's type at |w| <= |ref| + the above. */
+double rg_tolerance(mmagen_type out, uint32_t k, double alpha, double beta,
+		    double sum_abs, double cval, double ref)
+{
+	const double u = 0x1p-24;
+	double acc_err = (double)k * 2 * u * sum_abs;
+	double acc_max = sum_abs + acc_err;
+	double e = fabs(alpha) * (acc_err + u * acc_max);
+	if (beta != 0)
+		e += u * (fabs(beta * cval) + fabs(alpha) * acc_max * (1 + u));
+	return e + rg_half_ulp(out, fabs(ref) + e);
+}
+
+/* ---- the sample ---- */
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+int rg_sample(const struct rg_problem *p, uint64_t seed, size_t **idx, size_t *count)
+{
+	uint64_t total = (uint64_t)p->m * p->n;
+	size_t cap = RG_SAMPLE + 4, n = 0;
+	size_t *v;
+
+	*idx = NULL;
+	if (total <= RG_FULL_WORK / p->k || total <= cap) {
+		*count = (size_t)total;
+		return 0;
+	}
+	if (!(v = malloc(cap * sizeof *v)))
+		return rg_fail("out of memory for the sample");
+	/* the corners, where partial tiles end */
+	v[n++] = 0;
+	v[n++] = p->n - 1;
+	v[n++] = (size_t)(p->m - 1) * p->n;
+	v[n++] = (size_t)total - 1;
+	uint64_t s = seed ^ 0x5A4D504C45ull;   /* a stream apart from the inputs' */
+	while (n < cap) {
+		while (n < cap)
+			v[n++] = (size_t)(rg_next(&s) % total);
+		qsort(v, n, sizeof *v, cmp_size);
+		size_t u = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!u || v[i] != v[u - 1])
+				v[u++] = v[i];
+		n = u;
+	}
+	*idx = v;
+	*count = n;
+	return 0;
+}
+
+/* ---- the comparison ---- */
+int rg_verify(const struct rg_data *d, struct rg_verdict *r)
+{
+	const struct rg_problem *p = &d->p;
+	double max = mmagen_type_max(p->out);
+	double inf_at = max + rg_half_ulp(p->out, max);   /* rounds to Inf from here */
+	size_t *idx, count;
+
+	memset(r, 0, sizeof *r);
+	if (rg_sample(p, p->seed, &idx, &count))
+		return -1;
+	for (size_t s = 0; s < count; s++) {
+		size_t at = idx ? idx[s] : s;
+		uint32_t i = (uint32_t)(at / p->n), j = (uint32_t)(at % p->n);
+		double sa, c;
+		double ref = rg_reference(d, i, j, &sa, &c);
+		double tol = rg_tolerance(p->out, p->k, p->alpha, p->beta, sa, c, ref);
+		double got = rg_value(p->out, d->d, at);
+		double err = fabs(got - ref);
+		if (isinf(got) && signbit(got) == signbit(ref) && fabs(ref) + tol >= inf_at)
+			err = 0;       /* D overflowed where the exact value does too */
+		double ratio = err / tol;
+		r->checked++;
+		if (!(err <= tol)) {       /* NaN (the poison) fails too */
+			if (!r->bad++) {
+				r->bi = i, r->bj = j;
+				r->bad_got = got, r->bad_ref = ref, r->bad_tol = tol;
+			}
+			continue;
+		}
+		if (ratio > r->worst_ratio || r->checked == 1) {
+			r->worst_ratio = ratio;
+			r->worst_err = err;
+			r->wi = i, r->wj = j;
+		}
+	}
+	free(idx);
+	return 0;
+}
+
+/* ---- the grid ---- */
+unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
+		 unsigned tile_n, unsigned cluster)
+{
+	uint64_t rows = ((uint64_t)m + tile_m - 1) / tile_m;
+	uint64_t units = (rows + cluster - 1) / cluster * (((uint64_t)n + tile_n - 1) / tile_n);
+	uint64_t most = sms ? sms / cluster : INT32_MAX / cluster;
+	if (most < 1)
+		most = 1;
+	return (unsigned)((units < most ? units : most) * cluster);
+}
+
+/* ---- operands on disk ---- */
+#define DESC_NAME "gemm.json"
+#define DESC_FORMAT "mmagen gemm operands"
+
+struct operand_desc {
+	char name;               /* 'A', 'B', 'C', 'D' */
+	mmagen_type type;
+	uint32_t rows, cols;     /* stored row-major, rows x cols, dense */
+	const char *what;
+};
+
+static void describe(const struct rg_problem *p, struct operand_desc o[4])
+{
+	o[0] = (struct operand_desc){ 'A', p->ab, p->m, p->k, "A, M x K, row-major" };
+	o[1] = (struct operand_desc){ 'B', p->ab, p->n, p->k,
+		"B, K x N, column-major: N rows of K elements" };
+	o[2] = (struct operand_desc){ 'C', p->out, p->m, p->n,
+		"C, M x N, row-major (not read when beta is 0)" };
+	o[3] = (struct operand_desc){ 'D', p->out, p->m, p->n,
+		"D = alpha * A * B + beta * C as the kernel wrote it, M x N, row-major" };
+}
+
+static int path_of(char *buf, size_t n, const char *dir, const char *file)
+{
+	if ((size_t)snprintf(buf, n, "%s/%s", dir, file) >= n)
+		return rg_fail("%s: the path is too long", dir);
+	return 0;
+}
+
+int rg_save(const char *dir, const struct rg_data *d, const char *layout)
+{
+	const struct rg_problem *p = &d->p;
+	const void *data[4] = { d->a, d->b, d->c, d->d };
+	struct operand_desc o[4];
+	char path[4096], file[8], json[4096];
+	struct stat st;
+	int len;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return rg_fail("--save %s: not a directory", dir);
+	describe(p, o);
+	for (int i = 0; i < 4; i++) {
+		snprintf(file, sizeof file, "%c.bin", o[i].name);
+		if (path_of(path, sizeof path, dir, file))
+			return -1;
+		if (mmagen_write_file(path, data[i], rg_bytes(p, o[i].name)))
+			return rg_fail("--save: %s", mmagen_last_error());
+	}
+	len = snprintf(json, sizeof json,
+		"{\n  \"format\": \"" DESC_FORMAT "\",\n  \"version\": 1,\n"
+		"  \"byte_order\": \"little-endian\",\n  \"layout\": \"%s\",\n"
+		"  \"m\": %u, \"n\": %u, \"k\": %u,\n  \"alpha\": %.9g, \"beta\": %.9g,\n"
+		"  \"seed\": %llu,\n  \"operands\": {\n",
+		layout, p->m, p->n, p->k, (double)p->alpha, (double)p->beta,
+		(unsigned long long)p->seed);
+	for (int i = 0; i < 4; i++)
+		len += snprintf(json + len, sizeof json - (size_t)len,
+			"    \"%c\": {\"file\": \"%c.bin\", \"type\": \"%s\", \"shape\": [%u, %u], "
+			"\"strides\": [%u, 1], \"order\": \"row-major\", \"what\": \"%s\"}%s\n",
+			o[i].name, o[i].name, mmagen_type_name(o[i].type), o[i].rows, o[i].cols,
+			o[i].cols, o[i].what, i < 3 ? "," : "");
+	len += snprintf(json + len, sizeof json - (size_t)len, "  }\n}\n");
+	if ((size_t)len >= sizeof json)
+		return rg_fail("--save: the description does not fit %zu bytes", sizeof json);
+	if (path_of(path, sizeof path, dir, DESC_NAME))
+		return -1;
+	if (mmagen_write_file(path, json, (size_t)len))
+		return rg_fail("--save: %s", mmagen_last_error());
+	return 0;
+}
+
+/* ---- a small JSON reader, enough for the description ----
+ * Objects, arrays, strings (the usual escapes; \u only below 0x80),
+ * numbers, true, false, null; nesting up to 16 deep. */
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+	enum jtype t;
+	double num;
+	char *str;
+	size_t n;                /* items (arrays, objects) */
+	struct jv *items;
+	char **keys;             /* objects */
+};
+
+struct jp {
+	const char *s;
+	const char *err;
+};
+
+static void jv_free(struct jv *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		jv_free(&v->items[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+}
+
+static void skip_ws(struct jp *p)
+{
+	while (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')
+		p->s++;
+}
+
+static int jerr(struct jp *p, const char *what)
+{
+	if (!p->err)
+		p->err = what;
+	return -1;
+}
+
+static int parse_string(struct jp *p, char **out)
+{
+	size_t cap = 16, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return jerr(p, "out of memory");
+	p->s++;      /* the opening quote */
+	for (;;) {
+		char c = *p->s++;
+		if (!c || (unsigned char)c < 0x20) {
+			free(b);
+			return jerr(p, "unterminated string");
+		}
+		if (c == '"')
+			break;
+		if (c == '\\') {
+			const char *esc = "\"\"\\\\//b\bf\fn\nr\rt\t";
+			char e = *p->s++;
+			const char *m = strchr(esc, e);
+			if (e == 'u') {
+				unsigned x;
+				if (sscanf(p->s, "%4x", &x) != 1 || x == 0 || x >= 0x80) {
+					free(b);
+					return jerr(p, "\\u escape outside ASCII");
+				}
+				p->s += 4;
+				c = (char)x;
+			} else if (e && m && (m - esc) % 2 == 0) {
+				c = m[1];
+			} else {
+				free(b);
+				return jerr(p, "bad escape in a string");
+			}
+		}
+		if (n + 2 > cap) {
+			char *nb = realloc(b, cap *= 2);
+			if (!nb) {
+				free(b);
+				return jerr(p, "out of memory");
+			}
+			b = nb;
+		}
+		b[n++] = c;
+	}
+	b[n] = '\0';
+	*out = b;
+	return 0;
+}
+
+static int parse_value(struct jp *p, struct jv *v, int depth);
+
+static int append(struct jp *p, struct jv *v, size_t *cap)
+{
+	if (v->n < *cap)
+		return 0;
+	*cap = *cap ? 2 * *cap : 8;
+	struct jv *items = realloc(v->items, *cap * sizeof *items);
+	if (!items)
+		return jerr(p, "out of memory");
+	v->items = items;
+	if (v->t == J_OBJ) {
+		char **keys = realloc(v->keys, *cap * sizeof *keys);
+		if (!keys)
+			return jerr(p, "out of memory");
+		v->keys = keys;
+	}
+	return 0;
+}
+
+static int parse_container(struct jp *p, struct jv *v, int depth)
+{
+	char close = *p->s == '{' ? '}' : ']';
+	size_t cap = 0;
+
+	v->t = close == '}' ? J_OBJ : J_ARR;
+	p->s++;
+	skip_ws(p);
+	if (*p->s == close) {
+		p->s++;
+		return 0;
+	}
+	for (;;) {
+		char *key = NULL;
+		skip_ws(p);
+		if (v->t == J_OBJ) {
+			if (*p->s != '"' || parse_string(p, &key))
+				return jerr(p, "expected a key");
+			skip_ws(p);
+			if (*p->s++ != ':') {
+				free(key);
+				return jerr(p, "expected ':'");
+			}
+		}
+		if (append(p, v, &cap)) {
+			free(key);
+			return -1;
+		}
+		if (v->t == J_OBJ)
+			v->keys[v->n] = key;
+		memset(&v->items[v->n], 0, sizeof v->items[v->n]);
+		v->n++;
+		if (parse_value(p, &v->items[v->n - 1], depth + 1))
+			return -1;
+		skip_ws(p);
+		if (*p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (*p->s++ == close)
+			return 0;
+		return jerr(p, v->t == J_OBJ ? "expected ',' or '}'" : "expected ',' or ']'");
+	}
+}
+
+static int parse_value(struct jp *p, struct jv *v, int depth)
+{
+	static const struct { const char *word; enum jtype t; double num; } words[] = {
+		{ "true", J_BOOL, 1 }, { "false", J_BOOL, 0 }, { "null", J_NULL, 0 } };
+
+	if (depth > 16)
+		return jerr(p, "nested too deep");
+	skip_ws(p);
+	if (*p->s == '{' || *p->s == '[')
+		return parse_container(p, v, depth);
+	if (*p->s == '"') {
+		v->t = J_STR;
+		return parse_string(p, &v->str);
+	}
+	if (*p->s == '-' || (*p->s >= '0' && *p->s <= '9')) {
+		size_t len = strspn(p->s, "-+.eE0123456789");
+		char num[64], *end;
+		if (len >= sizeof num)
+			return jerr(p, "number too long");
+		memcpy(num, p->s, len);
+		num[len] = '\0';
+		v->t = J_NUM;
+		v->num = strtod(num, &end);
+		if (*end || !isfinite(v->num))
+			return jerr(p, "bad number");
+		p->s += len;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (!strncmp(p->s, words[i].word, strlen(words[i].word))) {
+			v->t = words[i].t;
+			v->num = words[i].num;
+			p->s += strlen(words[i].word);
+			return 0;
+		}
+	return jerr(p, "expected a value");
+}
+
+static const struct jv *jget(const struct jv *o, const char *key)
+{
+	if (!o || o->t != J_OBJ)
+		return NULL;
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return &o->items[i];
+	return NULL;
+}
+
+/* ---- load ---- */
+static int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t n = 0;
+
+	if (!f)
+		return rg_fail("--load: cannot open %s: %s", path, strerror(errno));
+	if (!(b = malloc(max + 1))) {
+		fclose(f);
+		return rg_fail("--load: out of memory for %s", path);
+	}
+	n = fread(b, 1, max + 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		free(b);
+		return rg_fail("--load: cannot read %s", path);
+	}
+	fclose(f);
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+/* Exact unsigned integer member `key` of o. */
+static int want_uint(const char *desc, const struct jv *o, const char *key,
+		     const char *where, uint64_t want)
+{
+	const struct jv *v = jget(o, key);
+	if (!v || v->t != J_NUM)
+		return rg_fail("%s: %s%s is missing or not a number", desc, where, key);
+	if (v->num != (double)want)
+		return rg_fail("%s: %s%s is %.17g, the request has %llu; give a matching request or another directory",
+			       desc, where, key, v->num, (unsigned long long)want);
+	return 0;
+}
+
+static int want_str(const char *desc, const struct jv *o, const char *key,
+		    const char *where, const char *want)
+{
+	const struct jv *v = jget(o, key);
+	if (!v || v->t != J_STR || strcmp(v->str, want))
+		return rg_fail("%s: %s%s is %s%s%s, not \"%s\" as the request has it",
+			       desc, where, key, v && v->t == J_STR ? "\"" : "",
+			       v && v->t == J_STR ? v->str : "missing or not a string",
+			       v && v->t == J_STR ? "\"" : "", want);
+	return 0;
+}
+
+static int want_pair(const char *desc, const struct jv *o, const char *key,
+		     const char *where, uint32_t x, uint32_t y)
+{
+	const struct jv *v = jget(o, key);
+	if (!v || v->t != J_ARR || v->n != 2 || v->items[0].t != J_NUM ||
+	    v->items[1].t != J_NUM || v->items[0].num != x || v->items[1].num != y)
+		return rg_fail("%s: %s%s is not [%u, %u] as the request has it (dense, row-major)",
+			       desc, where, key, x, y);
+	return 0;
+}
+
+static int want_f32(const char *desc, const struct jv *o, const char *key, float want)
+{
+	const struct jv *v = jget(o, key);
+	if (!v || v->t != J_NUM)
+		return rg_fail("%s: %s is missing or not a number", desc, key);
+	if ((float)v->num != want)
+		return rg_fail("%s: %s is %.9g, the request has %.9g; give --%s %.9g",
+			       desc, key, v->num, (double)want, key, v->num);
+	return 0;
+}
+
+static int load_operand(const char *dir, const char *desc, const struct jv *ops,
+			const struct operand_desc *o, void *buf, size_t bytes)
+{
+	char where[8], path[4096], *data = NULL;
+	const struct jv *d, *file;
+	size_t len;
+
+	snprintf(where, sizeof where, "%c.", o->name);
+	if (!(d = jget(ops, (char[2]){ o->name, 0 })) || d->t != J_OBJ)
+		return rg_fail("%s: operands.%c is missing", desc, o->name);
+	if (want_str(desc, d, "type", where, mmagen_type_name(o->type)) ||
+	    want_pair(desc, d, "shape", where, o->rows, o->cols) ||
+	    want_pair(desc, d, "strides", where, o->cols, 1) ||
+	    want_str(desc, d, "order", where, "row-major"))
+		return -1;
+	file = jget(d, "file");
+	if (!file || file->t != J_STR || !file->str[0] || file->str[0] == '.' ||
+	    strchr(file->str, '/'))
+		return rg_fail("%s: %sfile must be a file name in the directory (no '/', not starting with '.')",
+			       desc, where);
+	if (path_of(path, sizeof path, dir, file->str) || read_file(path, bytes, &data, &len))
+		return -1;
+	if (len != bytes) {
+		free(data);
+		return rg_fail("--load: %s has %s%zu bytes; %c (%u x %u %s) needs %zu",
+			       path, len > bytes ? "more than " : "", len > bytes ? bytes : len,
+			       o->name, o->rows, o->cols, mmagen_type_name(o->type), bytes);
+	}
+	memcpy(buf, data, bytes);
+	free(data);
+	return 0;
+}
+
+int rg_load(const char *dir, struct rg_data *d, const char *layout)
+{
+	const struct rg_problem *p = &d->p;
+	struct operand_desc o[4];
+	char path[4096], *text = NULL;
+	struct jv root = { 0 };
+	struct jp jp = { 0 };
+	size_t len;
+	int rc = -1;
+
+	if (path_of(path, sizeof path, dir, DESC_NAME) || read_file(path, 1 << 16, &text, &len))
+		return -1;
+	if (len > 1 << 16) {
+		rg_fail("--load: %s is larger than 64 KiB; it is not a description that --save wrote", path);
+		goto out;
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		rg_fail("--load: %s holds a NUL byte; not JSON", path);
+		goto out;
+	}
+	jp.s = text;
+	if (parse_value(&jp, &root, 0) || (skip_ws(&jp), *jp.s)) {
+		rg_fail("--load: %s is not JSON: %s at byte %zu", path,
+			jp.err ? jp.err : "text after the value", (size_t)(jp.s - text));
+		goto out;
+	}
+	if (root.t != J_OBJ) {
+		rg_fail("--load: %s is not a JSON object", path);
+		goto out;
+	}
+	if (want_str(path, &root, "format", "", DESC_FORMAT) ||
+	    want_uint(path, &root, "version", "", 1) ||
+	    want_str(path, &root, "byte_order", "", "little-endian") ||
+	    want_str(path, &root, "layout", "", layout) ||
+	    want_uint(path, &root, "m", "", p->m) || want_uint(path, &root, "n", "", p->n) ||
+	    want_uint(path, &root, "k", "", p->k) ||
+	    want_f32(path, &root, "alpha", p->alpha) || want_f32(path, &root, "beta", p->beta))
+		goto out;
+	if (rg_alloc(d))
+		goto out;
+	describe(p, o);
+	const struct jv *ops = jget(&root, "operands");
+	void *bufs[3] = { d->a, d->b, d->c };
+	for (int i = 0; i < 3; i++)
+		if (load_operand(dir, path, ops, &o[i], bufs[i], rg_bytes(p, o[i].name)))
+			goto out;
+	/* the inputs are the file's: a zero in them is the user's business,
+	 * but NaN or Inf would make every comparison meaningless */
+	for (int i = 0; i < 3; i++) {
+		mmagen_type t = i < 2 ? p->ab : p->out;
+		size_t count = rg_bytes(p, o[i].name) / rg_elem_bytes(t);
+		for (size_t e = 0; e < count; e++)
+			if (!isfinite(rg_value(t, bufs[i], e))) {
+				rg_fail("--load: %s/%s element %zu is not finite; the check needs finite inputs",
+					dir, jget(jget(ops, (char[2]){ o[i].name, 0 }), "file")->str, e);
+				goto out;
+			}
+	}
+	rc = 0;
+out:
+	if (rc)
+		rg_data_free(d);
+	jv_free(&root);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,107 @@
+#!/bin/sh
+# test_run_gemm.sh MMAGEN - `run gemm` without a GPU: what the command line
+# and the files can get wrong is refused with one line before the driver is
+# looked for; a request that is right goes on to the GPU (exit 77 without
+# one here, 0 where there is one).  The expected messages and the --load
+# description below are written by hand, not read from the binary.
+mm=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+G="run gemm --a bf16 --b bf16 --out bf16"
+
+# refused RC PATTERN ARGS...: exit RC, one stderr line with PATTERN, no stdout
+refused() {
+	want=$1 pat=$2; shift 2
+	# shellcheck disable=SC2086
+	"$mm" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	if [ $rc -ne "$want" ]; then ko "exit $rc, not $want, for: $* :: $(cat "$tmp/stderr")"; return; fi
+	if [ "$(wc -l <"$tmp/stderr")" -ne 1 ]; then ko "not one stderr line for: $* :: $(cat "$tmp/stderr")"; return; fi
+	if ! grep -q -- "$pat" "$tmp/stderr"; then ko "message lacks '$pat' for: $* :: $(cat "$tmp/stderr")"; return; fi
+	if [ -s "$tmp/stdout" ]; then ko "stdout not empty for: $*"; return; fi
+	ok
+}
+
+# accepted ARGS...: exit 0 (a GPU) or 77 with one line (none)
+accepted() {
+	"$mm" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 77 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; then ok; return; fi
+	if [ $rc -eq 0 ]; then ok; return; fi
+	ko "exit $rc for: $* :: $(cat "$tmp/stderr")"
+}
+
+"$mm" run gemm --help >"$tmp/help" 2>&1
+if [ $? -eq 0 ] && grep -q '^usage: mmagen run gemm ' "$tmp/help" && grep -q -- '--check' "$tmp/help" \
+	&& grep -q -- '--load DIR' "$tmp/help" && ! grep -q -- '--format' "$tmp/help"; then ok
+else ko "run gemm --help: $(head -n 3 "$tmp/help")"; fi
+
+# usage (2)
+# shellcheck disable=SC2086
+refused 2 "needs --m, --n and --k" $G --m 64 --k 64
+refused 2 "needs --a, --b and --out" run gemm --a bf16 --b bf16 --m 8 --n 8 --k 8
+# shellcheck disable=SC2086
+{
+refused 2 "bad --m '0'" $G --m 0 --n 8 --k 8
+refused 2 "bad --k '2147483648'" $G --m 8 --n 8 --k 2147483648
+refused 2 "bad --alpha 'inf'" $G --m 8 --n 8 --k 8 --alpha inf
+refused 2 "bad --beta '1e39'" $G --m 8 --n 8 --k 8 --beta 1e39
+refused 2 "bad --alpha 'one'" $G --m 8 --n 8 --k 8 --alpha one
+refused 2 "bad --reps '0'" $G --m 8 --n 8 --k 8 --bench --reps 0
+refused 2 "takes no --format" $G --m 8 --n 8 --k 8 --format json
+refused 2 "takes no -o" $G --m 8 --n 8 --k 8 -o "$tmp/x"
+refused 2 "takes no --swizzle" $G --m 8 --n 8 --k 8 --swizzle 64
+}
+# the request and the problem's rules (1), before any GPU
+# shellcheck disable=SC2086
+{
+refused 1 "A: row stride K \* 2 = 14 bytes is not a multiple of 16 (TMA); K must be a multiple of 8: use K = 8" \
+	$G --m 8 --n 8 --k 7
+refused 1 "use K = 64 or 72" $G --m 8 --n 8 --k 70
+refused 1 "D: ldd = N = 9 is odd.*use N = 8 or 10" $G --m 8 --n 9 --k 8
+refused 1 "gemm takes A and B both bf16 or both f16" run gemm --a s8 --b s8 --out bf16 --m 8 --n 8 --k 8
+refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
+refused 1 "gemm runs on sm_90a" $G --arch sm_80 --m 8 --n 8 --k 8
+refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
+}
+
+# --load: a description written by hand, 2 x 4 x 8, bf16 in, f32 out
+d="$tmp/ops"
+mkdir "$d"
+head -c 32 /dev/zero | tr '\0' '\077' >"$d/A.bin"     # 0x3f3f: 0.74 in bf16
+head -c 64 /dev/zero | tr '\0' '\077' >"$d/B.bin"
+head -c 32 /dev/zero | tr '\0' '\077' >"$d/C.bin"
+cat >"$d/gemm.json" <<'JSON'
+{
+  "format": "mmagen gemm operands", "version": 1, "byte_order": "little-endian",
+  "layout": "tn", "m": 2, "n": 4, "k": 8, "alpha": 0.5, "beta": 2,
+  "operands": {
+    "A": {"file": "A.bin", "type": "bf16", "shape": [2, 8], "strides": [8, 1], "order": "row-major"},
+    "B": {"file": "B.bin", "type": "bf16", "shape": [4, 8], "strides": [8, 1], "order": "row-major"},
+    "C": {"file": "C.bin", "type": "f32", "shape": [2, 4], "strides": [4, 1], "order": "row-major"}
+  }
+}
+JSON
+L="run gemm --a bf16 --b bf16 --out f32 --alpha 0.5 --beta 2 --load $d"
+# shellcheck disable=SC2086
+{
+accepted $L --m 2 --n 4 --k 8 --check
+refused 1 "m is 2, the request has 4" $L --m 4 --n 4 --k 8
+refused 1 "beta is 2, the request has 1; give --beta 2" $L --m 2 --n 4 --k 8 --beta 1
+refused 1 "A.type is \"bf16\", not \"f16\"" run gemm --a f16 --b f16 --out f32 --alpha 0.5 --beta 2 \
+	--load "$d" --m 2 --n 4 --k 8
+}
+head -c 30 /dev/zero >"$d/B.bin"
+# shellcheck disable=SC2086
+refused 1 "B.bin has 30 bytes; B (4 x 8 bf16) needs 64" $L --m 2 --n 4 --k 8
+
+# a right request goes on to the GPU
+# shellcheck disable=SC2086
+accepted $G --m 1 --n 8 --k 8 --check --seed 1
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,458 @@
+/* test_run_gemm.c - the CPU side of `run gemm` (gen/run_gemm_host.c): the
+ * problem's rules, the random inputs, the exact reference, its tolerance,
+ * the sample of checked elements, the comparison, the grid, and the
+ * operands on disk.  Expectations are worked out by hand here (powers of
+ * two, small integers) or by an independent model of the kernel's f32
+ * arithmetic, never by calling the code under test twice. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "run_gemm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct rg_problem problem(mmagen_type ab, mmagen_type out, uint32_t m, uint32_t n,
+				 uint32_t k)
+{
+	return (struct rg_problem){ .ab = ab, .out = out, .m = m, .n = n, .k = k,
+				    .alpha = 1, .beta = 0, .seed = 42 };
+}
+
+static void test_rules(void)
+{
+	struct rg_problem p = problem(MMAGEN_BF16, MMAGEN_BF16, 333, 258, 72);
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	p.k = 20;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 2 = 40 bytes") &&
+	      strstr(rg_error(), "use K = 16 or 24"), "K = 20: %s", rg_error());
+	p.k = 4;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 8") &&
+	      !strstr(rg_error(), " or "), "K = 4: %s", rg_error());
+	p.k = 8;
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	p.n = 7;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "D: ldd = N = 7 is odd") &&
+	      strstr(rg_error(), "use N = 6 or 8"), "N = 7: %s", rg_error());
+	p.n = 1;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use N = 2"), "N = 1: %s", rg_error());
+	p.n = 8;
+	p.m = 1;
+	CHECK_EXPR(rg_check_problem(&p) == 0);        /* M = 1, N = 8, K = 8 */
+	p.m = 0;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "M = 0"), "M = 0: %s", rg_error());
+	p.m = 0x80000000u;
+	CHECK(rg_check_problem(&p) == -1, "M = 2^31 accepted");
+	p = problem(MMAGEN_F16, MMAGEN_F32, 1, 2, 8);
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 32 && rg_bytes(&p, 'C') == 8 &&
+		   rg_bytes(&p, 'D') == 8);
+}
+
+static void test_half_ulp(void)
+{
+	/* bf16 has 7 explicit mantissa bits: ulp at [1, 2) is 2^-7 */
+	CHECK_EXPR(rg_half_ulp(MMAGEN_BF16, 1.0) == 0x1p-8);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_BF16, 1.99) == 0x1p-8);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_BF16, -0.75) == 0x1p-9);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_BF16, 0.0) == 0x1p-134);   /* subnormal step 2^-133 */
+	/* f16: 10 bits, normals from 2^-14, largest binade [2^15, 2^16) */
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F16, 65504.0) == 16.0);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F16, 1.0) == 0x1p-11);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F16, 0.0) == 0x1p-25);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F16, 0x1p-20) == 0x1p-25);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F16, 0x1p-14) == 0x1p-25);
+	/* f32: 23 bits */
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F32, 3.0) == 0x1p-23);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_F32, 0x1p-130) == 0x1p-150);
+	CHECK_EXPR(isnan(rg_half_ulp(MMAGEN_S32, 1.0)));
+}
+
+static void test_tolerance(void)
+{
+	const double u = 0x1p-24;
+	/* K = 1, alpha 1, beta 0, sum|ab| = 1, ref 1:
+	 * accumulation 2u, alpha product u * (1 + 2u), then bf16's half ulp
+	 * at 1 + those (still in [1, 2)) */
+	double e = 2 * u + u * (1 + 2 * u);
+	double t = rg_tolerance(MMAGEN_BF16, 1, 1.0, 0.0, 1.0, 0.0, 1.0);
+	CHECK(t == e + 0x1p-8, "tolerance bf16 K=1: %.17g, expected %.17g", t, e + 0x1p-8);
+	/* K = 1024, alpha -2, beta 0.5, sum|ab| = 300, C = 3, ref 40, f32 out */
+	double acc = 1024 * 2 * u * 300, accmax = 300 + acc;
+	e = 2 * (acc + u * accmax) + u * (0.5 * 3 + 2 * accmax * (1 + u));
+	t = rg_tolerance(MMAGEN_F32, 1024, -2.0, 0.5, 300, 3, 40);
+	CHECK(fabs(t - (e + rg_half_ulp(MMAGEN_F32, 40 + e))) <= 1e-15 * t,
+	      "tolerance f32 K=1024: %.17g, expected %.17g", t, e + 0x1p-19);
+	/* by hand: 2 * 1024 * 2^-23 * 300 = 0.0732..., the rest is smaller */
+	CHECK(t > 0.0732 && t < 0.0734, "tolerance f32 K=1024 out of range: %g", t);
+	/* grows with K and with sum |a*b| */
+	CHECK_EXPR(rg_tolerance(MMAGEN_F16, 4096, 1, 0, 100, 0, 1) >
+		   rg_tolerance(MMAGEN_F16, 64, 1, 0, 100, 0, 1));
+	/* the worst-case bound at K = 8192, |a*b| about 1/4 on average:
+	 * 8192 * 2^-23 * 2048 = 2 and a little more.  Elements mixed up (a
+	 * wrong row, column or swizzle) are off by about sqrt(K)/3 = 30 */
+	t = rg_tolerance(MMAGEN_BF16, 8192, 1, 0, 8192 * 0.25, 0, 50);
+	CHECK(t > 2.0 && t < 2.2, "tolerance at K = 8192: %g", t);
+}
+
+static void test_fill(void)
+{
+	enum { N = 20000 };
+	uint16_t a[N], a2[N], b[N];
+	uint32_t c[N];
+	size_t big = 0, neg = 0;
+
+	rg_fill(MMAGEN_BF16, 7, 'A', a, N);
+	rg_fill(MMAGEN_BF16, 7, 'A', a2, N);
+	rg_fill(MMAGEN_BF16, 7, 'B', b, N);
+	rg_fill(MMAGEN_F32, 7, 'C', c, N);
+	CHECK_EXPR(!memcmp(a, a2, sizeof a));          /* same seed, same bytes */
+	CHECK_EXPR(memcmp(a, b, sizeof a) != 0);       /* operands differ */
+	for (size_t i = 0; i < N; i++) {
+		double x = rg_value(MMAGEN_BF16, a, i), y = rg_value(MMAGEN_F32, c, i);
+		CHECK(x != 0 && x >= -1 && x <= 1 && y != 0 && y >= -1 && y <= 1,
+		      "element %zu: %g, %g", i, x, y);
+		/* little-endian bf16: the high byte holds sign and exponent */
+		uint8_t *p = (uint8_t *)&a[i];
+		uint32_t bits = (uint32_t)p[1] << 24 | (uint32_t)p[0] << 16;
+		float f;
+		memcpy(&f, &bits, sizeof f);
+		CHECK(f == x, "element %zu: bytes say %g, rg_value %g", i, f, x);
+		big += fabs(x) > 0.5;
+		neg += x < 0;
+	}
+	/* uniform over [-1, 1]: half beyond 0.5, half negative (4 sigma) */
+	CHECK(big > N / 2 - 300 && big < N / 2 + 300, "%zu of %d beyond 0.5", big, N);
+	CHECK(neg > N / 2 - 300 && neg < N / 2 + 300, "%zu of %d negative", neg, N);
+}
+
+/* The fast rounding of the inputs against the library's encoder: every
+ * float r * 2^-24 the inputs can be, strided, and the edges. */
+static void test_round(void)
+{
+	static const mmagen_type types[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	size_t bad = 0, n = 0;
+	for (int t = 0; t < 3; t++)
+		for (int32_t r = -(1 << 24); r <= (1 << 24); r += r > -4096 && r < 4096 ? 1 : 97) {
+			float x = (float)r * 0x1p-24f;
+			uint64_t got = rg_round(types[t], x), want = mmagen_type_encode(types[t], x);
+			n++;
+			if (got != want && bad++ < 10)
+				fail("rg_round(%s, %.9g) = 0x%llx, mmagen_type_encode 0x%llx",
+				     mmagen_type_name(types[t]), x, (unsigned long long)got,
+				     (unsigned long long)want);
+		}
+	CHECK(bad == 0 && n > 1000000, "rg_round: %zu of %zu differ", bad, n);
+	/* ties to even, by hand: 1 + 2^-8 is halfway between bf16 1 and
+	 * 1 + 2^-7 (odd): 1; 1 + 3 * 2^-8: up to 1 + 2^-6 */
+	CHECK_EXPR(rg_round(MMAGEN_BF16, 1.0f + 0x1p-8f) == 0x3F80);
+	CHECK_EXPR(rg_round(MMAGEN_BF16, 1.0f + 3 * 0x1p-8f) == 0x3F82);
+	CHECK_EXPR(rg_round(MMAGEN_F16, -1.0f) == 0xBC00);
+	CHECK_EXPR(rg_round(MMAGEN_F16, 0x1p-24f) == 0x0001);
+	CHECK_EXPR(rg_round(MMAGEN_F16, 3 * 0x1p-25f) == 0x0002);   /* 1.5 steps: even */
+	CHECK_EXPR(rg_round(MMAGEN_F16, 0x1p-14f - 0x1p-26f) == 0x0400);
+}
+
+static void put16(void *buf, size_t i, mmagen_type t, double v)
+{
+	uint64_t bits = mmagen_type_encode(t, v);
+	((uint8_t *)buf)[2 * i] = (uint8_t)bits;
+	((uint8_t *)buf)[2 * i + 1] = (uint8_t)(bits >> 8);
+}
+
+static void test_reference(void)
+{
+	struct rg_data d = { .p = problem(MMAGEN_BF16, MMAGEN_F32, 2, 2, 8) };
+	double sa, c;
+
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	/* row 0 of A: 1..8; row 1: 2^15, 2^-15, -2^15, 0...; B's rows (the
+	 * columns of B): 1, -1, 1, ... and 2^15, 2^-15, 2^15, 0... */
+	for (int x = 0; x < 8; x++) {
+		put16(d.a, x, MMAGEN_BF16, x + 1);
+		put16(d.b, x, MMAGEN_BF16, x % 2 ? -1 : 1);
+		put16(d.a, 8 + x, MMAGEN_BF16, x == 0 ? 0x1p15 : x == 1 ? 0x1p-15 : x == 2 ? -0x1p15 : 0);
+		put16(d.b, 8 + x, MMAGEN_BF16, x == 0 ? 0x1p15 : x == 1 ? 0x1p-15 : x == 2 ? 0x1p15 : 0);
+	}
+	CHECK_EXPR(rg_dot(&d, 0, 0, &sa) == -4 && sa == 36);   /* 1-2+3-...-8 */
+	CHECK_EXPR(rg_dot(&d, 0, 1, &sa) == 0x1p15 + 2 * 0x1p-15 + 3 * 0x1p15);
+	/* 2^30 + 2^-30 - 2^30: a plain double sum says 0 */
+	double dot = rg_dot(&d, 1, 1, &sa);
+	CHECK(dot == 0x1p-30 && sa == 0x1p31 + 0x1p-30, "cancellation: %.17g", dot);
+	CHECK_EXPR(rg_dot(&d, 1, 0, &sa) == 0x1p15 - 0x1p-15 - 0x1p15);
+	/* alpha, beta and C */
+	uint32_t cbits[4] = { 0x40400000u, 0x7fc00000u, 0, 0 };   /* 3.0, NaN */
+	memcpy(d.c, cbits, sizeof cbits);
+	d.p.alpha = 0.5f;
+	d.p.beta = 2.0f;
+	CHECK_EXPR(rg_reference(&d, 0, 0, &sa, &c) == 0.5 * -4 + 2 * 3 && c == 3);
+	d.p.beta = 0;      /* C is not read: its NaN does not matter */
+	CHECK_EXPR(rg_reference(&d, 0, 1, &sa, &c) == 0.5 * (0x1p15 + 2 * 0x1p-15 + 3 * 0x1p15) &&
+		   c == 0);
+	rg_data_free(&d);
+}
+
+/* D as the kernel computes it, modelled independently: f32 sums in
+ * order, f32 alpha product, f32 FMA with beta * C, rounding into out. */
+static void model_kernel(struct rg_data *d)
+{
+	const struct rg_problem *p = &d->p;
+	for (uint32_t i = 0; i < p->m; i++)
+		for (uint32_t j = 0; j < p->n; j++) {
+			float acc = 0;
+			for (uint32_t x = 0; x < p->k; x++)
+				acc += (float)rg_value(p->ab, d->a, (size_t)i * p->k + x) *
+				       (float)rg_value(p->ab, d->b, (size_t)j * p->k + x);
+			float v = p->alpha * acc;
+			if (p->beta != 0)
+				v = fmaf(p->beta, (float)rg_value(p->out, d->c, (size_t)i * p->n + j), v);
+			uint64_t bits = mmagen_type_encode(p->out, v);
+			size_t at = (size_t)i * p->n + j;
+			unsigned eb = rg_elem_bytes(p->out);
+			for (unsigned b = 0; b < eb; b++)
+				((uint8_t *)d->d)[at * eb + b] = (uint8_t)(bits >> (8 * b));
+		}
+}
+
+static void set_elem(struct rg_data *d, size_t at, double v)
+{
+	uint64_t bits = mmagen_type_encode(d->p.out, v);
+	unsigned eb = rg_elem_bytes(d->p.out);
+	for (unsigned b = 0; b < eb; b++)
+		((uint8_t *)d->d)[at * eb + b] = (uint8_t)(bits >> (8 * b));
+}
+
+static void test_verify(mmagen_type ab, mmagen_type out, float alpha, float beta)
+{
+	struct rg_data d = { .p = problem(ab, out, 37, 22, 200) };
+	struct rg_verdict v;
+
+	d.p.alpha = alpha;
+	d.p.beta = beta;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	model_kernel(&d);
+	CHECK_EXPR(rg_verify(&d, &v) == 0);
+	CHECK(v.bad == 0 && v.checked == 37 * 22 && v.worst_ratio <= 1,
+	      "%s -> %s alpha %g beta %g: %zu bad of %zu (first D[%u][%u] = %g, ref %g, tol %g)",
+	      mmagen_type_name(ab), mmagen_type_name(out), alpha, beta, v.bad, v.checked,
+	      v.bi, v.bj, v.bad_got, v.bad_ref, v.bad_tol);
+	/* one element off by twice its tolerance, another by half of it */
+	double sa, c, ref = rg_reference(&d, 5, 7, &sa, &c);
+	double tol = rg_tolerance(out, d.p.k, alpha, beta, sa, c, ref);
+	set_elem(&d, 5 * 22 + 7, ref + 2 * tol + rg_half_ulp(out, ref + 2 * tol));
+	CHECK_EXPR(rg_verify(&d, &v) == 0);
+	CHECK(v.bad == 1 && v.bi == 5 && v.bj == 7, "off by 2 tol: %zu bad, first [%u][%u]",
+	      v.bad, v.bi, v.bj);
+	if (out == MMAGEN_F32) {   /* only f32 can hold ref + tol/2 exactly enough */
+		set_elem(&d, 5 * 22 + 7, ref + tol / 2);
+		CHECK_EXPR(rg_verify(&d, &v) == 0 && v.bad == 0);
+	}
+	/* the poison (NaN) and a dropped product are caught */
+	model_kernel(&d);
+	memset((uint8_t *)d.d + (36 * 22 + 21) * rg_elem_bytes(out), 0xFF, rg_elem_bytes(out));
+	CHECK_EXPR(rg_verify(&d, &v) == 0 && v.bad == 1 && v.bi == 36 && v.bj == 21);
+	model_kernel(&d);
+	double last = rg_value(ab, d.a, 3 * 200 + 199) * rg_value(ab, d.b, 4 * 200 + 199);
+	ref = rg_reference(&d, 3, 4, &sa, &c);
+	set_elem(&d, 3 * 22 + 4, ref - alpha * last);
+	CHECK_EXPR(rg_verify(&d, &v) == 0);
+	CHECK(fabs(alpha * last) < 2 * rg_tolerance(out, d.p.k, alpha, beta, sa, c, ref) ||
+	      (v.bad == 1 && v.bi == 3 && v.bj == 4),
+	      "a dropped product (%g) not caught: %zu bad", alpha * last, v.bad);
+	rg_data_free(&d);
+}
+
+static int has(const size_t *v, size_t n, size_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static void test_sample(void)
+{
+	struct rg_problem p = problem(MMAGEN_BF16, MMAGEN_BF16, 512, 512, 512);
+	size_t *idx, n, *idx2, n2;
+
+	/* 2^27 multiply-adds: every element */
+	CHECK_EXPR(rg_sample(&p, 1, &idx, &n) == 0 && !idx && n == 512 * 512);
+	p.k = 520;
+	CHECK_EXPR(rg_sample(&p, 1, &idx, &n) == 0 && idx && n == RG_SAMPLE + 4);
+	int sorted = 1;
+	for (size_t i = 1; i < n; i++)
+		sorted &= idx[i - 1] < idx[i];
+	CHECK(sorted, "sample not sorted and distinct");
+	CHECK_EXPR(idx[n - 1] < 512 * 512);
+	CHECK_EXPR(has(idx, n, 0) && has(idx, n, 511) && has(idx, n, 511 * 512) &&
+		   has(idx, n, 512 * 512 - 1));
+	CHECK_EXPR(rg_sample(&p, 1, &idx2, &n2) == 0 && n2 == n && !memcmp(idx, idx2, n * sizeof *idx));
+	free(idx2);
+	CHECK_EXPR(rg_sample(&p, 2, &idx2, &n2) == 0 && memcmp(idx, idx2, n * sizeof *idx));
+	free(idx2);
+	/* spread over the matrix: some in each quarter of the rows */
+	size_t q[4] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		q[idx[i] / 512 / 128]++;
+	CHECK(q[0] > 800 && q[1] > 800 && q[2] > 800 && q[3] > 800, "quarters %zu %zu %zu %zu",
+	      q[0], q[1], q[2], q[3]);
+	free(idx);
+	/* few elements but a long K: every element */
+	p = problem(MMAGEN_BF16, MMAGEN_BF16, 1, 8, 1u << 30);
+	CHECK_EXPR(rg_sample(&p, 1, &idx, &n) == 0 && !idx && n == 8);
+	/* just more elements than the sample: a sample, distinct */
+	p = problem(MMAGEN_BF16, MMAGEN_BF16, 4101, 1, 1u << 20);
+	CHECK_EXPR(rg_sample(&p, 3, &idx, &n) == 0 && idx && n == RG_SAMPLE + 4);
+	free(idx);
+}
+
+static void test_grid(void)
+{
+	CHECK_EXPR(rg_grid(132, 8192, 8192, 128, 256, 1) == 132);
+	CHECK_EXPR(rg_grid(132, 8192, 8192, 128, 256, 2) == 132);
+	CHECK_EXPR(rg_grid(133, 8192, 8192, 128, 256, 2) == 132);   /* whole clusters */
+	CHECK_EXPR(rg_grid(132, 1, 8, 128, 256, 1) == 1);
+	CHECK_EXPR(rg_grid(132, 1, 8, 128, 256, 2) == 2);           /* one cluster */
+	CHECK_EXPR(rg_grid(132, 333, 258, 128, 256, 1) == 6);       /* 3 x 2 tiles */
+	CHECK_EXPR(rg_grid(132, 333, 258, 128, 256, 2) == 8);       /* 2 x 2 pairs */
+	CHECK_EXPR(rg_grid(0, 1024, 1024, 128, 256, 1) == 32);      /* unknown SMs */
+	CHECK_EXPR(rg_grid(1, 1024, 1024, 128, 256, 2) == 2);
+}
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	static char buf[8192];
+	size_t n;
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_save_load(void)
+{
+	char dir[] = "/tmp/test_run_gemm_XXXXXX", path[256], *json;
+	struct rg_data d = { .p = problem(MMAGEN_F16, MMAGEN_F32, 3, 4, 16) }, l;
+
+	CHECK_EXPR(mkdtemp(dir) != NULL);
+	d.p.alpha = 1.5f;
+	d.p.beta = -0.1f;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	rg_fill(MMAGEN_F32, 9, 'D', d.d, 12);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	CHECK(rg_save(path, &d, "tn") == 0, "save: %s", rg_error());
+	snprintf(path, sizeof path, "%s/sub/gemm.json", dir);
+	json = slurp(path);
+	CHECK(json && strstr(json, "\"m\": 3, \"n\": 4, \"k\": 16") &&
+	      strstr(json, "\"alpha\": 1.5, \"beta\": -0.100000001") &&
+	      strstr(json, "\"B\": {\"file\": \"B.bin\", \"type\": \"f16\", \"shape\": [4, 16], \"strides\": [16, 1]") &&
+	      strstr(json, "\"D\": {\"file\": \"D.bin\", \"type\": \"f32\", \"shape\": [3, 4]"),
+	      "description: %s", json ? json : "(none)");
+	const char *names[4] = { "A", "B", "C", "D" };
+	void *bufs[4] = { d.a, d.b, d.c, d.d };
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof path, "%s/sub/%s.bin", dir, names[i]);
+		FILE *f = fopen(path, "rb");
+		char got[256];
+		size_t want = rg_bytes(&d.p, names[i][0]), n = f ? fread(got, 1, sizeof got, f) : 0;
+		if (f)
+			fclose(f);
+		CHECK(n == want && !memcmp(got, bufs[i], want), "%s.bin: %zu bytes", names[i], n);
+	}
+	/* round trip */
+	snprintf(path, sizeof path, "%s/sub", dir);
+	l = (struct rg_data){ .p = d.p };
+	l.p.seed = 99;
+	CHECK(rg_load(path, &l, "tn") == 0, "load: %s", rg_error());
+	CHECK_EXPR(l.a && !memcmp(l.a, d.a, rg_bytes(&d.p, 'A')) &&
+		   !memcmp(l.b, d.b, rg_bytes(&d.p, 'B')) && !memcmp(l.c, d.c, rg_bytes(&d.p, 'C')));
+	rg_data_free(&l);
+	/* a description that does not match the request: one line each */
+	struct { const char *field; uint32_t m, n, k; float alpha; mmagen_type ab, out;
+		 const char *layout, *msg; } bad[] = {
+		{ "m", 4, 4, 16, 1.5f, MMAGEN_F16, MMAGEN_F32, "tn", "m is 3, the request has 4" },
+		{ "k", 3, 4, 24, 1.5f, MMAGEN_F16, MMAGEN_F32, "tn", "k is 16, the request has 24" },
+		{ "alpha", 3, 4, 16, 1, MMAGEN_F16, MMAGEN_F32, "tn", "alpha is 1.5, the request has 1; give --alpha 1.5" },
+		{ "type", 3, 4, 16, 1.5f, MMAGEN_BF16, MMAGEN_F32, "tn", "A.type is \"f16\", not \"bf16\"" },
+		{ "out", 3, 4, 16, 1.5f, MMAGEN_F16, MMAGEN_BF16, "tn", "C.type is \"f32\", not \"bf16\"" },
+		{ "layout", 3, 4, 16, 1.5f, MMAGEN_F16, MMAGEN_F32, "nt", "layout is \"tn\", not \"nt\"" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		l = (struct rg_data){ .p = d.p };
+		l.p.m = bad[i].m, l.p.n = bad[i].n, l.p.k = bad[i].k, l.p.alpha = bad[i].alpha;
+		l.p.ab = bad[i].ab, l.p.out = bad[i].out;
+		int rc = rg_load(path, &l, bad[i].layout);
+		CHECK(rc == -1 && strstr(rg_error(), bad[i].msg) && !strchr(rg_error(), '\n') && !l.a,
+		      "mismatched %s: rc %d, %s", bad[i].field, rc, rg_error());
+	}
+	/* a short file, a broken description, a path in "file", no directory */
+	snprintf(path, sizeof path, "%s/sub/C.bin", dir);
+	CHECK_EXPR(truncate(path, 40) == 0);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "C.bin has 40 bytes; C (3 x 4 f32) needs 48"),
+	      "short C: %s", rg_error());
+	snprintf(path, sizeof path, "%s/sub/gemm.json", dir);
+	char text[4096];
+	snprintf(text, sizeof text, "%s", slurp(path));
+	char *cut = strstr(text, "\"operands\"");
+	*cut = '\0';
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "is not JSON"), "cut: %s", rg_error());
+	snprintf(path, sizeof path, "%s/sub/gemm.json", dir);
+	/* a hand-written description (no spaces, other key order, escapes) */
+	snprintf(text, sizeof text,
+		 "{\"operands\":{\"A\":{\"type\":\"f16\",\"shape\":[3,16],\"strides\":[16,1],\"order\":\"row-major\",\"file\":\"A.bin\"},"
+		 "\"B\":{\"file\":\"B\\u002ebin\",\"type\":\"f16\",\"shape\":[4,16],\"strides\":[16,1],\"order\":\"row-major\"},"
+		 "\"C\":{\"file\":\"../C.bin\",\"type\":\"f32\",\"shape\":[3,4],\"strides\":[4,1],\"order\":\"row-major\"}},"
+		 "\"format\":\"mmagen gemm operands\",\"version\":1,\"byte_order\":\"little-endian\",\"layout\":\"tn\","
+		 "\"m\":3,\"n\":4,\"k\":16,\"alpha\":1.5,\"beta\":-0.100000001}");
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "C.file must be a file name"),
+	      "../C.bin: %s", rg_error());
+	snprintf(path, sizeof path, "%s/nothing", dir);
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "cannot open"), "no dir: %s", rg_error());
+	/* saving into a file is refused */
+	snprintf(path, sizeof path, "%s/sub/A.bin", dir);
+	CHECK(rg_save(path, &d, "tn") == -1, "save into a file accepted");
+	rg_data_free(&d);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK_EXPR(system(cmd) == 0);
+}
+
+int main(void)
+{
+	test_rules();
+	test_half_ulp();
+	test_tolerance();
+	test_round();
+	test_fill();
+	test_reference();
+	test_verify(MMAGEN_BF16, MMAGEN_BF16, 1, 0);
+	test_verify(MMAGEN_BF16, MMAGEN_F32, 1.5f, 0.5f);
+	test_verify(MMAGEN_F16, MMAGEN_F16, -2, 1);
+	test_verify(MMAGEN_F16, MMAGEN_F32, 1, 0);
+	test_sample();
+	test_grid();
+	test_save_load();
+	return check_summary();
+}
