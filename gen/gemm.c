@@ -126,7 +126,7 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	      mmagen_form_opcode(g->form, op, sizeof op), g->req.a, g->req.b, g->acc,
 	      g->req.out, layout_names[g->req.layout]);
 	emitf(b, "  \"block\": [$u, $u, $u],\n  \"cluster\": [$u, $u, $u],\n"
-		 "  \"grid\": \"min(multiprocessors, ceil(M/$u) * ceil(N/$u)), rounded down to a multiple of the cluster, x 1 x 1\",\n"
+		 "  \"grid\": \"cluster * min(multiprocessors / cluster, ceil(ceil(M/$u) / cluster) * ceil(N/$u)) x 1 x 1\",\n"
 		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n",
 	      i->block[0], i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2],
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);

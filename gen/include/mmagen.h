@@ -595,7 +595,9 @@ typedef struct mmagen_gemm_request {
 /* What a program needs to launch the kernel.  Parameters, in order:
  * tensor_a, tensor_b (CUtensorMap, 128 bytes each, by value), d, c
  * (u64 device addresses), m, n, k, ldd, ldc (u32), alpha, beta (f32).
- * Grid: min(multiprocessors, ceil(M/tile_m) * ceil(N/tile_n)) x 1 x 1. */
+ * Grid: cluster * min(multiprocessors / cluster, ceil(ceil(M/tile_m) /
+ * cluster) * ceil(N/tile_n)) x 1 x 1 (persistent: each CTA, or each
+ * cluster, walks tiles with a stride of the grid). */
 typedef struct mmagen_gemm_info {
 	size_t size;          /* sizeof(mmagen_gemm_info): set by the caller */
 	const char *kernel;   /* entry name */

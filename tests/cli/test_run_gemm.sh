@@ -63,7 +63,8 @@ refused 1 "A: row stride K \* 2 = 14 bytes is not a multiple of 16 (TMA); K must
 	$G --m 8 --n 8 --k 7
 refused 1 "use K = 64 or 72" $G --m 8 --n 8 --k 70
 refused 1 "D: ldd = N = 9 is odd.*use N = 8 or 10" $G --m 8 --n 9 --k 8
-refused 1 "gemm takes A and B both bf16 or both f16" run gemm --a s8 --b s8 --out bf16 --m 8 --n 8 --k 8
+refused 1 "gemm writes D as s32 or f32" run gemm --a s8 --b s8 --out bf16 --m 8 --n 8 --k 8
+refused 1 "gemm takes A and B as" run gemm --a s8 --b bf16 --out bf16 --m 8 --n 8 --k 8
 refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
 refused 1 "gemm runs on sm_90a" $G --arch sm_80 --m 8 --n 8 --k 8
 refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
