@@ -145,3 +145,66 @@ kreg frag_param_ptr(struct kb *kb, const char *param)
 	ke(kb, "\tld.param.u64 $r, [$s];\n\tcvta.to.global.u64 $r, $r;\n", g, param, g, g);
 	return g;
 }
+
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg start, unsigned count,
+		     unsigned step)
+{
+	kreg p = kb_reg(kb, K_PRED);
+	l->i = kb_reg(kb, K_B32);
+	l->top = kb_label(kb);
+	l->end = kb_label(kb);
+	l->step = step;
+	ke(kb, "\tmov.u32 $r, $r;\n$r:\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra $r;\n",
+	   l->i, start, l->top, p, l->i, count, p, l->end);
+}
+
+void frag_loop_end(struct kb *kb, const struct frag_loop *l)
+{
+	ke(kb, "\tadd.u32 $r, $r, $u;\n\tbra $r;\n$r:\n", l->i, l->i, l->step, l->top, l->end);
+}
+
+void frag_load_packed(struct kb *kb, kreg dst, kreg g, kreg bit, unsigned bits)
+{
+	kreg byte = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64);
+
+	assert(bits == 32 || bits == 16 || (bits >= 1 && bits <= 8));
+	ke(kb, "\tshr.u32 $r, $r, 3;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+	   byte, bit, x, byte, x, g, x);
+	if (bits == 32) {
+		ke(kb, "\tld.global.b32 $r, [$r];\n", dst, x);
+		return;
+	}
+	kreg h = kb_reg(kb, K_B16);
+	ke(kb, "\tld.global.u$u $r, [$r];\n\tcvt.u32.u16 $r, $r;\n", bits == 16 ? 16u : 8u,
+	   h, x, dst, h);
+	if (bits >= 8)
+		return;
+	kreg sh = kb_reg(kb, K_B32);
+	ke(kb, "\tand.b32 $r, $r, 7;\n", sh, bit);
+	if (8 % bits) {   /* past bit 8 - bits the element runs into the next byte */
+		kreg p = kb_reg(kb, K_PRED), h1 = kb_reg(kb, K_B16), hi = kb_reg(kb, K_B32);
+		ke(kb, "\tsetp.gt.u32 $r, $r, $u;\n\tmov.u32 $r, 0;\n"
+		       "\t@$r ld.global.u8 $r, [$r+1];\n\t@$r cvt.u32.u16 $r, $r;\n"
+		       "\tshl.b32 $r, $r, 8;\n\tor.b32 $r, $r, $r;\n",
+		   p, sh, 8 - bits, hi, p, h1, x, p, hi, h1, hi, hi, dst, dst, hi);
+	}
+	ke(kb, "\tshr.b32 $r, $r, $r;\n\tand.b32 $r, $r, $u;\n", dst, dst, sh, dst, dst,
+	   (1u << bits) - 1);
+}
+
+void frag_place(struct kb *kb, kreg words, unsigned bit, unsigned bits, kreg v)
+{
+	unsigned r = bit / 32, s = bit % 32;
+	kreg w = kr_at(words, r);
+
+	if (s) {
+		kreg t = kb_reg(kb, K_B32);
+		ke(kb, "\tshl.b32 $r, $r, $u;\n\tor.b32 $r, $r, $r;\n", t, v, s, w, w, t);
+	} else {
+		ke(kb, "\tor.b32 $r, $r, $r;\n", w, w, v);
+	}
+	if (s + bits > 32) {
+		kreg t = kb_reg(kb, K_B32), w1 = kr_at(words, r + 1);
+		ke(kb, "\tshr.b32 $r, $r, $u;\n\tor.b32 $r, $r, $r;\n", t, v, 32 - s, w1, w1, t);
+	}
+}

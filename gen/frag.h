@@ -45,4 +45,25 @@ void frag_store(struct kb *kb, const struct frag_io *io, kreg src, kreg pred);
  * converted to a global address. */
 kreg frag_param_ptr(struct kb *kb, const char *param);
 
+/* A loop of the threads of a block over `count` items: item i = start,
+ * start + step, ... while i < count (start: this thread's index).  The
+ * body goes between frag_loop_begin and frag_loop_end; l->i is the item. */
+struct frag_loop {
+	kreg i, top, end;
+	unsigned step;
+};
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg start, unsigned count,
+		     unsigned step);
+void frag_loop_end(struct kb *kb, const struct frag_loop *l);
+
+/* dst (b32) = the `bits`-wide element (1..8, 16 or 32 bits) at bit offset
+ * `bit` (b32) of the packed little-endian tile at global address g (b64),
+ * zero-extended.  A width that does not divide 8 (FP6) may straddle two
+ * bytes. */
+void frag_load_packed(struct kb *kb, kreg dst, kreg g, kreg bit, unsigned bits);
+/* OR the `bits`-wide value v (b32) into the run of words `words` at constant
+ * bit offset `bit` (bit 0 = bit 0 of the first word); it may straddle two
+ * words. */
+void frag_place(struct kb *kb, kreg words, unsigned bit, unsigned bits, kreg v);
+
 #endif

@@ -1,4 +1,5 @@
-/* kernel_tcgen05.c - one-tile kernels for tcgen05.mma (sm_100a family).
+/* kernel_tcgen05.c - one-tile kernels for tcgen05.mma (sm_100a family),
+ * from templates/tcgen05_tile.ptx.in.
  *
  * 128 threads per CTA (a 2-CTA cluster for cta_group::2).  The kernel:
  *   1. warp 0 allocates Tensor Memory; thread 0 initialises an mbarrier;
@@ -34,7 +35,7 @@
  *     partition, column m / 32, byte v (scale-factor id 0): the 32x128b
  *     .warpx4 chunk of CUTLASS's Sm1xx scale-factor atom.  Each CTA of a
  *     pair holds the SA rows of its own A half and all of SB. */
-#include "kernel_legacy.h"
+#include "kernel.h"
 #include "tcgen05.h"
 
 #include <assert.h>
@@ -56,6 +57,7 @@ struct plan {
 	unsigned dcols, a_col, meta_col, mcols, sfa_col, sfb_col, sfb_chunks,
 		nsf, tcols;
 	uint32_t idesc;
+	uint64_t desc_a, desc_b, desc_sf;  /* start address 0 */
 	int scale_d;
 };
 
@@ -95,6 +97,31 @@ static unsigned pow2_cols(unsigned c)
 	return n;
 }
 
+/* The one place that calls the descriptor encoders: the instruction
+ * descriptor, and every shared-memory descriptor the kernel builds with its
+ * start address left 0 (the kernel adds the aligned base at run time). */
+static mmagen_status encode_descriptors(const mmagen_form *f, const mmagen_tile_opts *o,
+					struct plan *p)
+{
+	mmagen_tc_idesc id = { .m = p->m, .n = p->n, .neg_a = o->neg_a, .neg_b = o->neg_b };
+	/* K-major swizzled: LBO unused ("assumed 1"); no swizzle: core
+	 * matrices K-adjacent 128 bytes apart (LBO), 8-row groups kc*128
+	 * apart (SBO).  Scale factors: 32 rows x 16 bytes, contiguous. */
+	mmagen_tc_sdesc a = { .lbo = 16, .sbo = 8 * p->swz, .swizzle = p->swz }, b = a;
+	mmagen_tc_sdesc sf = { .lbo = 128, .sbo = 128, .swizzle = MMAGEN_SWIZZLE_NONE };
+	mmagen_status s;
+	if (!p->swz) {
+		a = (mmagen_tc_sdesc){ .lbo = 128, .sbo = 128 * p->kc_a };
+		b = (mmagen_tc_sdesc){ .lbo = 128, .sbo = 128 * p->kc_b };
+	}
+	if ((s = mmagen_tc_idesc_encode(f, &id, &p->idesc)) ||
+	    (f->asrc != MMAGEN_ASRC_TMEM && (s = mmagen_tc_sdesc_encode(&a, &p->desc_a))) ||
+	    (s = mmagen_tc_sdesc_encode(&b, &p->desc_b)) ||
+	    (p->nsf && (s = mmagen_tc_sdesc_encode(&sf, &p->desc_sf))))
+		return s;
+	return MMAGEN_OK;
+}
+
 static mmagen_status make_plan(const mmagen_form *f, const mmagen_tile_opts *o,
 			       struct plan *p)
 {
@@ -108,13 +135,14 @@ static mmagen_status make_plan(const mmagen_form *f, const mmagen_tile_opts *o,
 	p->scale_d = o->scale_d;
 	if ((s = mmagen_tc_check_shape(f, p->m, p->n)))
 		return s;
+	if (f->ashift)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"no tile kernel for tcgen05 .ashift: the tile's reference is a plain A*B and does not "
+			"shift A's rows in Tensor Memory; 'emit instr' writes the instruction");
 	if (o->major_a || o->major_b)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"tcgen05 tile kernels lay A and B out K-major; MN-major is an idesc bit "
 			"(mmagen_tc_idesc_encode) but no kernel is generated for it (use --major-a k --major-b k)");
-	mmagen_tc_idesc id = { .m = p->m, .n = p->n, .neg_a = o->neg_a, .neg_b = o->neg_b };
-	if ((s = mmagen_tc_idesc_encode(f, &id, &p->idesc)))
-		return s;
 	p->ka = f->sparse ? p->k / 2 : p->k;
 	p->rows_a = p->m / p->cg;
 	p->rows_b = p->n / p->cg;
@@ -154,473 +182,412 @@ static mmagen_status make_plan(const mmagen_form *f, const mmagen_tile_opts *o,
 		col += 4 + 4 * p->sfb_chunks;
 	}
 	p->tcols = pow2_cols(col);
-	return MMAGEN_OK;
+	return encode_descriptors(f, o, p);
 }
 
-static void add_param(mmagen_tile_param *tp, unsigned *np, const char *name,
-		      unsigned rows, unsigned cols, unsigned bits, unsigned type, int out)
-{
-	mmagen_tile_param *q = &tp[(*np)++];
-	q->name = name;
-	q->rows = rows;
-	q->cols = cols;
-	q->elem_bits = bits;
-	q->type = (uint8_t)type;
-	q->output = (uint8_t)out;
-	size_t bytes = ((size_t)rows * cols * bits + 7) / 8;
-	q->bytes = (bytes + 7) / 8 * 8;
-}
-
-/* All parameters of the kernel, in kernel order; returns the count. */
-static unsigned plan_params(const struct plan *p, mmagen_tile_param *tp)
-{
-	const mmagen_form *f = p->f;
-	unsigned np = 0;
-	add_param(tp, &np, "A", p->m, p->ka, p->pw_a, f->a, 0);
-	add_param(tp, &np, "B", p->k, p->n, p->pw_b, f->b, 0);
-	add_param(tp, &np, "C", p->m, p->n, mmagen_type_bits((mmagen_type)f->c), f->c, 0);
-	add_param(tp, &np, "D", p->m, p->n, mmagen_type_bits((mmagen_type)f->d), f->d, 1);
-	if (f->sparse)
-		add_param(tp, &np, "E", p->m, p->mcols, 32, 0, 0);
-	if (p->nsf) {
-		add_param(tp, &np, "SA", p->m, p->nsf, 8, f->stype, 0);
-		add_param(tp, &np, "SB", p->nsf, p->n, 8, f->stype, 0);
-	}
-	return np;
-}
-
-static mmagen_status tile_info_tcgen05(const mmagen_form *f, const mmagen_tile_opts *o,
-				mmagen_tile_info *ti)
+static mmagen_status tcgen05_info(const mmagen_form *f, const mmagen_tile_opts *o,
+				  mmagen_tile_info *ti)
 {
 	struct plan p;
-	mmagen_tile_param tp[8];
 	mmagen_status s;
 	if ((s = make_plan(f, o, &p)))
 		return s;
-	unsigned np = plan_params(&p, tp);
-	if (np > ARRAY_SIZE(ti->params))
-		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"this tcgen05 tile kernel takes %u parameters (A B C D E SA SB), but "
-			"mmagen_tile_info holds %u", np, (unsigned)ARRAY_SIZE(ti->params));
-	memset(ti, 0, sizeof *ti);
-	ti->kernel = "mmagen_tile";
-	ti->block[0] = 128;
-	ti->block[1] = ti->block[2] = 1;
+	tile_info_init(ti, f, 128);
 	ti->grid[0] = p.cg;
-	ti->grid[1] = ti->grid[2] = 1;
 	ti->smem = p.smem + 1024;      /* slack to align the base to 1024 */
 	ti->m = p.m;
 	ti->n = p.n;
-	ti->k = p.k;
-	ti->nparams = np;
-	memcpy(ti->params, tp, np * sizeof tp[0]);
+	/* at most 7 parameters: within mmagen_tile_info's */
+	tile_add_param(ti, "A", p.m, p.ka, p.pw_a, f->a, 0);
+	tile_add_param(ti, "B", p.k, p.n, p.pw_b, f->b, 0);
+	tile_add_param(ti, "C", p.m, p.n, mmagen_type_bits((mmagen_type)f->c), f->c, 0);
+	tile_add_param(ti, "D", p.m, p.n, mmagen_type_bits((mmagen_type)f->d), f->d, 1);
+	if (f->sparse)
+		tile_add_param(ti, "E", p.m, p.mcols, 32, 0, 0);
+	if (p.nsf) {
+		tile_add_param(ti, "SA", p.m, p.nsf, 8, f->stype, 0);
+		tile_add_param(ti, "SB", p.nsf, p.n, 8, f->stype, 0);
+	}
 	return MMAGEN_OK;
 }
 
-/* ---- PTX pieces ---- */
+/* ---- the kernel's pieces (slots of templates/tcgen05_tile.ptx.in) ---- */
 
-/* %e = element at bit offset %bit of global %g<x>, `pw` bits wide. */
-static void emit_elem(struct buf *b, unsigned pw, const char *g)
+/* Registers the pieces share. */
+struct regs {
+	const mmagen_tile_info *ti;
+	const kreg *g;           /* global address of manifest parameter i */
+	kreg tx, rank, sb;       /* thread, CTA rank in the pair, aligned smem base */
+	kreg taddr, tl;          /* TMEM base; base of this warp's lane partition */
+	kreg row, grow, jb, pv;  /* the lane map (emit_lane_map) */
+};
+
+/* The global address of parameter `name`. */
+static kreg gptr(const struct regs *R, const char *name)
 {
-	emitf(b, "\tshr.u32 %t0, %bit, 3;\n\tcvt.u64.u32 %p64, %t0;\n"
-		 "\tadd.u64 %p64, %$s, %p64;\n", g);
-	if (pw == 32) {
-		buf_puts(b, "\tld.global.b32 %e, [%p64];\n");
-		return;
-	}
-	emitf(b, "\tld.global.u$u %h0, [%p64];\n\tcvt.u32.u16 %e, %h0;\n", pw >= 16 ? 16 : 8);
-	if (pw >= 8)
-		return;
-	buf_puts(b, "\tand.b32 %t1, %bit, 7;\n");
-	if (pw == 6)   /* 6 bits at an odd 2-bit offset cross into the next byte */
-		buf_puts(b, "\tsetp.gt.u32 %pp, %t1, 2;\n\tmov.u32 %t2, 0;\n"
-			     "\t@%pp ld.global.u8 %h1, [%p64+1];\n\t@%pp cvt.u32.u16 %t2, %h1;\n"
-			     "\tshl.b32 %t2, %t2, 8;\n\tor.b32 %e, %e, %t2;\n");
-	emitf(b, "\tshr.b32 %e, %e, %t1;\n\tand.b32 %e, %e, $u;\n", (1u << pw) - 1);
+	const mmagen_tile_param *tp = tile_param(R->ti, name);
+	assert(tp);
+	return R->g[tp - R->ti->params];
 }
 
-/* %w<bit/32> |= %e placed at constant bit `bit` (it may straddle two). */
-static void emit_place(struct buf *b, unsigned bit, unsigned pw, const char *w)
+/* tcgen05.st.32x32b of the run v (v.n columns) at TMEM address ta. */
+static void emit_tmem_st(struct kb *kb, kreg ta, kreg v)
 {
-	unsigned r = bit / 32, s = bit % 32;
-	if (s)
-		emitf(b, "\tshl.b32 %t3, %e, $u;\n\tor.b32 %$s$u, %$s$u, %t3;\n", s, w, r, w, r);
-	else
-		emitf(b, "\tor.b32 %$s$u, %$s$u, %e;\n", w, r, w, r);
-	if (s + pw > 32)
-		emitf(b, "\tshr.b32 %t3, %e, $u;\n\tor.b32 %$s$u, %$s$u, %t3;\n", 32 - s,
-		      w, r + 1, w, r + 1);
+	ke(kb, "\ttcgen05.st.sync.aligned.32x32b.x$u.b32 [$r], $v;\n", (unsigned)v.n, ta, v);
 }
 
-/* %off = shared address of chunk (%r, %c) of a region at %sb + base. */
-static void emit_chunk_addr(struct buf *b, const struct plan *p, unsigned kc, unsigned base)
+/* Shared address of chunk (r, c) of a region at sb + base. */
+static kreg emit_chunk_addr(struct kb *kb, const struct plan *p, const struct regs *R,
+			    kreg r, kreg c, unsigned kc, unsigned base)
 {
+	kreg off = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
 	if (p->swz) {
 		/* Swizzle<B,4,3>: address bits 7.. select the XOR of the 16-byte
 		 * chunk index, so the region must sit at a 1024-byte boundary. */
-		emitf(b, "\tshr.u32 %t0, %r, 3;\n\tmul.lo.u32 %off, %t0, $u;\n"
-			 "\tand.b32 %t0, %r, 7;\n\tmad.lo.u32 %off, %t0, $u, %off;\n"
-			 "\tmad.lo.u32 %off, %c, 16, %off;\n\tshr.u32 %t0, %off, 7;\n"
-			 "\tand.b32 %t0, %t0, $u;\n\tshl.b32 %t0, %t0, 4;\n"
-			 "\txor.b32 %off, %off, %t0;\n", 8 * p->swz, p->swz, p->swz / 16 - 1);
+		ke(kb, "\tshr.u32 $r, $r, 3;\n\tmul.lo.u32 $r, $r, $u;\n"
+		       "\tand.b32 $r, $r, 7;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+		       "\tmad.lo.u32 $r, $r, 16, $r;\n\tshr.u32 $r, $r, 7;\n"
+		       "\tand.b32 $r, $r, $u;\n\tshl.b32 $r, $r, 4;\n\txor.b32 $r, $r, $r;\n",
+		   t, r, off, t, 8 * p->swz, t, r, off, t, p->swz, off, off, c, off, t, off,
+		   t, t, p->swz / 16 - 1, t, t, off, off, t);
 	} else {
 		/* core matrices of 8 rows x 16 bytes: K-adjacent ones 128 bytes
 		 * apart (LBO), 8-row groups kc*128 apart (SBO) */
-		emitf(b, "\tshr.u32 %t0, %r, 3;\n\tmul.lo.u32 %off, %t0, $u;\n"
-			 "\tmad.lo.u32 %off, %c, 128, %off;\n\tand.b32 %t0, %r, 7;\n"
-			 "\tmad.lo.u32 %off, %t0, 16, %off;\n", 128 * kc);
+		ke(kb, "\tshr.u32 $r, $r, 3;\n\tmul.lo.u32 $r, $r, $u;\n"
+		       "\tmad.lo.u32 $r, $r, 128, $r;\n\tand.b32 $r, $r, 7;\n"
+		       "\tmad.lo.u32 $r, $r, 16, $r;\n",
+		   t, r, off, t, 128 * kc, off, c, off, t, r, off, t, off);
 	}
-	emitf(b, "\tadd.u32 %off, %off, %sb;\n\tadd.u32 %off, %off, $u;\n", base);
+	ke(kb, "\tadd.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $u;\n", off, off, R->sb, off, off, base);
+	return off;
+}
+
+/* The 16-byte chunk `w` of row g (b32) at bit offset base of the tile at ga:
+ * A's K-major rows straight, else element by element (epc elements, ks
+ * bits apart, pw bits each). */
+static void emit_chunk_load(struct kb *kb, const struct plan *p, kreg w, kreg ga,
+			    kreg grow, kreg c, int straight, unsigned rs, unsigned ks,
+			    unsigned pw)
+{
+	if (straight) {   /* K-major in both: 16 bytes of the row straight */
+		kreg t = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64);
+		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, 16, $r;\n"
+		       "\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+		   t, grow, rs / 8, t, c, t, x, t, x, ga, x);
+		for (unsigned i = 0; i < 4; i++)
+			ke(kb, "\tld.global.b32 $r, [$r+$u];\n", kr_at(w, i), x, 4 * i);
+		return;
+	}
+	kreg base = kb_reg(kb, K_B32), bit = kb_reg(kb, K_B32);
+	ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   base, grow, rs, base, c, p->epc * ks, base);
+	for (unsigned i = 0; i < 4; i++)
+		ke(kb, "\tmov.u32 $r, 0;\n", kr_at(w, i));
+	for (unsigned i = 0; i < p->epc; i++) {
+		kreg e = kb_reg(kb, K_B32);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n", bit, base, i * ks);
+		frag_load_packed(kb, e, ga, bit, pw);
+		frag_place(kb, w, i * pw, pw, e);
+	}
 }
 
 /* Fill one operand's shared-memory region.  Chunk (r, c) holds elements
  * c*epc .. c*epc+epc-1 along K of row r (an M row of A, an N column of B),
  * at bit offset g*rs + k*ks in global memory, g = r + rank*rows. */
-static void emit_fill(struct buf *b, const struct plan *p, int is_b)
+static void emit_fill(struct kb *kb, const struct plan *p, const struct regs *R, int is_b)
 {
 	unsigned rows = is_b ? p->rows_b : p->rows_a, kc = is_b ? p->kc_b : p->kc_a;
 	unsigned pw = is_b ? p->pw_b : p->pw_a;
 	unsigned rs = is_b ? pw : p->ka * pw, ks = is_b ? p->n * pw : pw;
-	const char *g = is_b ? "gb" : "ga", *L = is_b ? "B" : "A";
-	emitf(b, "\t// $s: global row-major -> shared K-major\n\tmov.u32 %i, %tx;\nL_fill$s:\n"
-		 "\tsetp.ge.u32 %pc, %i, $u;\n\t@%pc bra L_fill$s_end;\n"
-		 "\tdiv.u32 %r, %i, $u;\n\trem.u32 %c, %i, $u;\n",
-	      L, L, rows * kc, L, kc, kc);
-	emit_chunk_addr(b, p, kc, is_b ? p->b_off : p->a_off);
-	emitf(b, "\tmad.lo.u32 %t4, %rank, $u, %r;\n", rows);
-	if (!is_b && !p->sub_byte) {
-		/* K-major in both: 16 bytes of the row straight */
-		emitf(b, "\tmul.lo.u32 %t0, %t4, $u;\n\tmad.lo.u32 %t0, %c, 16, %t0;\n"
-			 "\tcvt.u64.u32 %p64, %t0;\n\tadd.u64 %p64, %ga, %p64;\n", rs / 8);
-		for (unsigned w = 0; w < 4; w++)
-			emitf(b, "\tld.global.b32 %w$u, [%p64+$u];\n", w, 4 * w);
-	} else {
-		emitf(b, "\tmul.lo.u32 %t5, %t4, $u;\n\tmad.lo.u32 %t5, %c, $u, %t5;\n",
-		      rs, p->epc * ks);
-		for (unsigned w = 0; w < 4; w++)
-			emitf(b, "\tmov.u32 %w$u, 0;\n", w);
-		for (unsigned i = 0; i < p->epc; i++) {
-			emitf(b, "\tadd.u32 %bit, %t5, $u;\n", i * ks);
-			emit_elem(b, pw, g);
-			emit_place(b, i * pw, pw, "w");
-		}
-	}
-	emitf(b, "\tst.shared.v4.b32 [%off], {%w0, %w1, %w2, %w3};\n"
-		 "\tadd.u32 %i, %i, 128;\n\tbra L_fill$s;\nL_fill$s_end:\n", L, L);
+	kreg r = kb_reg(kb, K_B32), c = kb_reg(kb, K_B32), g = kb_reg(kb, K_B32);
+	kreg w = kb_regs(kb, K_B32, 4);
+	struct frag_loop lp;
+
+	ke(kb, "\t// $s: global row-major -> shared K-major\n", is_b ? "B" : "A");
+	frag_loop_begin(kb, &lp, R->tx, rows * kc, 128);
+	ke(kb, "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n", r, lp.i, kc, c, lp.i, kc);
+	kreg off = emit_chunk_addr(kb, p, R, r, c, kc, is_b ? p->b_off : p->a_off);
+	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", g, R->rank, rows, r);
+	emit_chunk_load(kb, p, w, gptr(R, is_b ? "B" : "A"), g, c, !is_b && !p->sub_byte,
+			rs, ks, pw);
+	ke(kb, "\tst.shared.v4.b32 [$r], $v;\n", off, w);
+	frag_loop_end(kb, &lp);
 }
 
 /* Scale factors into 512-byte chunks: byte (m%32)*16 + (m/32)*4 + v holds
  * SF v of row m (chunk 0: SA, this CTA's rows) or of column
  * 128*(q-1) + m (chunk q >= 1: SB). */
-static void emit_sf_fill(struct buf *b, const struct plan *p)
+static void emit_sf_fill(struct kb *kb, const struct plan *p, const struct regs *R)
 {
-	emitf(b, "\t// SA, SB: shared chunks for tcgen05.cp 32x128b\n\tmov.u32 %i, %tx;\n"
-		 "L_sf:\n\tsetp.ge.u32 %pc, %i, $u;\n\t@%pc bra L_sf_end;\n"
-		 "\tshr.u32 %t0, %i, 9;\n\tand.b32 %t1, %i, 511;\n"
-		 "\tshr.u32 %t2, %t1, 4;\n\tshr.u32 %t3, %t1, 2;\n\tand.b32 %t3, %t3, 3;\n"
-		 "\tmad.lo.u32 %t2, %t3, 32, %t2;\n\tand.b32 %t3, %t1, 3;\n"
-		 "\tmov.u16 %h0, 0;\n\tsetp.lt.u32 %pp, %t3, $u;\n",
-	      512 * (1 + p->sfb_chunks), p->nsf);
-	/* SA: row t2 of this CTA */
-	emitf(b, "\tsetp.eq.and.u32 %pv2, %t0, 0, %pp;\n\tsetp.lt.and.u32 %pv2, %t2, $u, %pv2;\n"
-		 "\tmad.lo.u32 %t4, %rank, $u, %t2;\n\tmad.lo.u32 %t4, %t4, $u, %t3;\n"
-		 "\tcvt.u64.u32 %p64, %t4;\n\tadd.u64 %p64, %gsa, %p64;\n"
-		 "\t@%pv2 ld.global.u8 %h0, [%p64];\n", p->rows_a, p->rows_a, p->nsf);
-	/* SB: column 128*(t0-1) + t2 */
-	emitf(b, "\tsetp.ne.and.u32 %pv2, %t0, 0, %pp;\n\tsub.u32 %t4, %t0, 1;\n"
-		 "\tmad.lo.u32 %t4, %t4, 128, %t2;\n\tsetp.lt.and.u32 %pv2, %t4, $u, %pv2;\n"
-		 "\tmad.lo.u32 %t4, %t3, $u, %t4;\n\tcvt.u64.u32 %p64, %t4;\n"
-		 "\tadd.u64 %p64, %gsb, %p64;\n\t@%pv2 ld.global.u8 %h0, [%p64];\n",
-	      p->n, p->n);
-	emitf(b, "\tadd.u32 %t4, %sb, $u;\n\tadd.u32 %t4, %t4, %i;\n\tst.shared.u8 [%t4], %h0;\n"
-		 "\tadd.u32 %i, %i, 128;\n\tbra L_sf;\nL_sf_end:\n", p->sf_off);
+	kreg q = kb_reg(kb, K_B32), b = kb_reg(kb, K_B32), m = kb_reg(kb, K_B32);
+	kreg v = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16);
+	kreg pp = kb_reg(kb, K_PRED), pv = kb_reg(kb, K_PRED), x = kb_reg(kb, K_B64);
+	struct frag_loop lp;
+
+	ke(kb, "\t// SA, SB: shared chunks for tcgen05.cp 32x128b\n");
+	frag_loop_begin(kb, &lp, R->tx, 512 * (1 + p->sfb_chunks), 128);
+	/* chunk q, byte b: row or column m = (b/16) + 32*((b/4)%4), SF v = b%4 */
+	ke(kb, "\tshr.u32 $r, $r, 9;\n\tand.b32 $r, $r, 511;\n"
+	       "\tshr.u32 $r, $r, 4;\n\tshr.u32 $r, $r, 2;\n\tand.b32 $r, $r, 3;\n"
+	       "\tmad.lo.u32 $r, $r, 32, $r;\n\tand.b32 $r, $r, 3;\n"
+	       "\tmov.u16 $r, 0;\n\tsetp.lt.u32 $r, $r, $u;\n",
+	   q, lp.i, b, lp.i, m, b, v, b, v, v, m, v, m, v, b, h, pp, v, p->nsf);
+	/* SA: row m of this CTA */
+	ke(kb, "\tsetp.eq.and.u32 $r, $r, 0, $r;\n\tsetp.lt.and.u32 $r, $r, $u, $r;\n"
+	       "\tmad.lo.u32 $r, $r, $u, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+	       "\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n\t@$r ld.global.u8 $r, [$r];\n",
+	   pv, q, pp, pv, m, p->rows_a, pv, t, R->rank, p->rows_a, m, t, t, p->nsf, v,
+	   x, t, x, gptr(R, "SA"), x, pv, h, x);
+	/* SB: column 128*(q-1) + m */
+	ke(kb, "\tsetp.ne.and.u32 $r, $r, 0, $r;\n\tsub.u32 $r, $r, 1;\n"
+	       "\tmad.lo.u32 $r, $r, 128, $r;\n\tsetp.lt.and.u32 $r, $r, $u, $r;\n"
+	       "\tmad.lo.u32 $r, $r, $u, $r;\n\tcvt.u64.u32 $r, $r;\n"
+	       "\tadd.u64 $r, $r, $r;\n\t@$r ld.global.u8 $r, [$r];\n",
+	   pv, q, pp, t, q, t, t, m, pv, t, p->n, pv, t, v, p->n, t, x, t, x, gptr(R, "SB"), x,
+	   pv, h, x);
+	ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tst.shared.u8 [$r], $r;\n",
+	   t, R->sb, p->sf_off, t, t, lp.i, t, h);
+	frag_loop_end(kb, &lp);
 }
 
-/* This thread's TMEM lane L = %tx: the row it holds (%row, global %grow),
- * the first D column it holds (%jb), and whether it holds one (%pv). */
-static void emit_lane_map(struct buf *b, const struct plan *p)
+/* This thread's TMEM lane L = tx: the row it holds (row, global grow), the
+ * first D column it holds (jb), and whether it holds one (pv). */
+static void emit_lane_map(struct kb *kb, const struct plan *p, struct regs *R)
 {
-	buf_puts(b, "\t// the row and first column of D in this thread's TMEM lane\n"
-		    "\tsetp.eq.u32 %pv, 0, 0;\n\tmov.u32 %jb, 0;\n");
+	kreg t = kb_reg(kb, K_B32), u = kb_reg(kb, K_B32);
+	R->row = kb_reg(kb, K_B32);
+	R->grow = kb_reg(kb, K_B32);
+	R->jb = kb_reg(kb, K_B32);
+	R->pv = kb_reg(kb, K_PRED);
+	ke(kb, "\t// the row and first column of D in this thread's TMEM lane\n"
+	       "\tsetp.eq.u32 $r, 0, 0;\n\tmov.u32 $r, 0;\n", R->pv, R->jb);
 	switch (p->dp) {
 	case DP_B:
 	case DP_E:   /* lanes 64-127 hold columns N/2.. of rows 0-63 */
-		emitf(b, "\tand.b32 %row, %tx, 63;\n\tshr.u32 %t0, %tx, 6;\n"
-			 "\tmul.lo.u32 %jb, %t0, $u;\n", p->dcols);
-		break;
 	case DP_G:   /* each 32-lane partition holds N/4 columns of rows 0-31 */
-		emitf(b, "\tand.b32 %row, %tx, 31;\n\tshr.u32 %t0, %tx, 5;\n"
-			 "\tmul.lo.u32 %jb, %t0, $u;\n", p->dcols);
+		ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n\tmul.lo.u32 $r, $r, $u;\n",
+		   R->row, R->tx, p->dp == DP_G ? 31u : 63u, t, R->tx, p->dp == DP_G ? 5u : 6u,
+		   R->jb, t, p->dcols);
 		break;
 	case DP_C:
 	case DP_F:   /* half data path: lanes 0-15 of each partition */
-		buf_puts(b, "\tand.b32 %t0, %tx, 31;\n\tsetp.lt.u32 %pv, %t0, 16;\n"
-			    "\tshr.u32 %t1, %tx, 5;\n\tand.b32 %t0, %tx, 15;\n"
-			    "\tmad.lo.u32 %row, %t1, 16, %t0;\n");
+		ke(kb, "\tand.b32 $r, $r, 31;\n\tsetp.lt.u32 $r, $r, 16;\n"
+		       "\tshr.u32 $r, $r, 5;\n\tand.b32 $r, $r, 15;\n\tmad.lo.u32 $r, $r, 16, $r;\n",
+		   t, R->tx, R->pv, t, u, R->tx, t, R->tx, R->row, u, t);
 		break;
 	default:
-		buf_puts(b, "\tmov.u32 %row, %tx;\n");
+		ke(kb, "\tmov.u32 $r, $r;\n", R->row, R->tx);
 		break;
 	}
-	emitf(b, "\tmad.lo.u32 %grow, %rank, $u, %row;\n", p->rows_a);
+	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", R->grow, R->rank, p->rows_a, R->row);
+}
+
+/* One element of C into v (st) or of D out of v, at byte o of x. */
+static void emit_cd_elem(struct kb *kb, const struct regs *R, int st, unsigned bits, kreg x,
+			 unsigned o, kreg v)
+{
+	kreg h = kb_reg(kb, K_B16);
+	/* 16-bit C/D: one element in the low half of a TMEM word */
+	if (st && bits == 16)
+		ke(kb, "\tld.global.u16 $r, [$r+$u];\n\tcvt.u32.u16 $r, $r;\n", h, x, o, v, h);
+	else if (st)
+		ke(kb, "\tld.global.b32 $r, [$r+$u];\n", v, x, o);
+	else if (bits == 16)
+		ke(kb, "\tcvt.u16.u32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n", h, v, R->pv,
+		   x, o, h);
+	else
+		ke(kb, "\t@$r st.global.b32 [$r+$u], $r;\n", R->pv, x, o, v);
 }
 
 /* D's TMEM columns, 8 at a time: C in (st = 1) or D out (st = 0). */
-static void emit_cd(struct buf *b, const struct plan *p, int st)
+static void emit_cd(struct kb *kb, const struct plan *p, const struct regs *R, int st)
 {
 	unsigned bits = mmagen_type_bits((mmagen_type)(st ? p->f->c : p->f->d));
-	const char *L = st ? "C" : "D", *g = st ? "gc" : "gd";
-	emitf(b, "\t// $s $s TMEM\n\tmov.u32 %c, 0;\nL_$s:\n"
-		 "\tmad.lo.u32 %t0, %grow, $u, %jb;\n\tadd.u32 %t0, %t0, %c;\n"
-		 "\tmul.wide.u32 %p64, %t0, $u;\n\tadd.u64 %p64, %$s, %p64;\n"
-		 "\tadd.u32 %ta, %tl, %c;\n",
-	      L, st ? "into" : "out of", L, p->n, bits / 8, g);
+	kreg c = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32), ta = kb_reg(kb, K_B32);
+	kreg x = kb_reg(kb, K_B64), pc = kb_reg(kb, K_PRED), top = kb_label(kb);
+	kreg v = kb_regs(kb, K_B32, 8);
+
+	ke(kb, "\t// $s $s TMEM\n\tmov.u32 $r, 0;\n$r:\n"
+	       "\tmad.lo.u32 $r, $r, $u, $r;\n\tadd.u32 $r, $r, $r;\n"
+	       "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
+	   st ? "C" : "D", st ? "into" : "out of", c, top, t, R->grow, p->n, R->jb, t, t, c,
+	   x, t, bits / 8, x, gptr(R, st ? "C" : "D"), x, ta, R->tl, c);
 	if (!st)
-		buf_puts(b, "\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%ta];\n"
-			    "\ttcgen05.wait::ld.sync.aligned;\n");
-	for (unsigned r = 0; r < 8; r++) {
-		unsigned o = r * bits / 8;
-		/* 16-bit C/D: one element in the low half of a TMEM word */
-		if (st && bits == 16)
-			emitf(b, "\tld.global.u16 %h0, [%p64+$u];\n\tcvt.u32.u16 %v$u, %h0;\n", o, r);
-		else if (st)
-			emitf(b, "\tld.global.b32 %v$u, [%p64+$u];\n", r, o);
-		else if (bits == 16)
-			emitf(b, "\tcvt.u16.u32 %h0, %v$u;\n\t@%pv st.global.b16 [%p64+$u], %h0;\n", r, o);
-		else
-			emitf(b, "\t@%pv st.global.b32 [%p64+$u], %v$u;\n", o, r);
-	}
+		ke(kb, "\ttcgen05.ld.sync.aligned.32x32b.x8.b32 $v, [$r];\n"
+		       "\ttcgen05.wait::ld.sync.aligned;\n", v, ta);
+	for (unsigned r = 0; r < 8; r++)
+		emit_cd_elem(kb, R, st, bits, x, r * bits / 8, kr_at(v, r));
 	if (st)
-		tc_emit_st(b, 8, "%v", "%ta");
-	emitf(b, "\tadd.u32 %c, %c, 8;\n\tsetp.lt.u32 %pc, %c, $u;\n\t@%pc bra L_$s;\n",
-	      p->dcols, L);
+		emit_tmem_st(kb, ta, v);
+	ke(kb, "\tadd.u32 $r, $r, 8;\n\tsetp.lt.u32 $r, $r, $u;\n\t@$r bra $r;\n",
+	   c, c, pc, c, p->dcols, pc, top);
 }
 
-/* A (A from TMEM): row %grow, 32 bytes in 8 columns. */
-static void emit_a_tmem(struct buf *b, const struct plan *p)
+/* A (A from TMEM): row grow, 32 bytes in 8 columns. */
+static void emit_a_tmem(struct kb *kb, const struct plan *p, const struct regs *R)
 {
-	buf_puts(b, "\t// A into TMEM: this lane's row\n");
+	kreg v = kb_regs(kb, K_B32, 8), ta = kb_reg(kb, K_B32), ga = gptr(R, "A");
+
+	ke(kb, "\t// A into TMEM: this lane's row\n");
 	if (!p->sub_byte) {
-		emitf(b, "\tmul.wide.u32 %p64, %grow, $u;\n\tadd.u64 %p64, %ga, %p64;\n",
-		      p->ka * p->pw_a / 8);
+		kreg x = kb_reg(kb, K_B64);
+		ke(kb, "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
+		   x, R->grow, p->ka * p->pw_a / 8, x, ga, x);
 		for (unsigned w = 0; w < 8; w++)
-			emitf(b, "\tld.global.b32 %v$u, [%p64+$u];\n", w, 4 * w);
+			ke(kb, "\tld.global.b32 $r, [$r+$u];\n", kr_at(v, w), x, 4 * w);
 	} else {
 		/* FP4/FP6: one element per byte (e2m1 in bits 2..5) */
-		emitf(b, "\tmul.lo.u32 %t5, %grow, $u;\n", p->ka * p->pw_a);
+		kreg base = kb_reg(kb, K_B32), bit = kb_reg(kb, K_B32);
+		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n", base, R->grow, p->ka * p->pw_a);
 		for (unsigned w = 0; w < 8; w++)
-			emitf(b, "\tmov.u32 %v$u, 0;\n", w);
+			ke(kb, "\tmov.u32 $r, 0;\n", kr_at(v, w));
 		for (unsigned k = 0; k < p->ka; k++) {
-			emitf(b, "\tadd.u32 %bit, %t5, $u;\n", k * p->pw_a);
-			emit_elem(b, p->pw_a, "ga");
+			kreg e = kb_reg(kb, K_B32);
+			ke(kb, "\tadd.u32 $r, $r, $u;\n", bit, base, k * p->pw_a);
+			frag_load_packed(kb, e, ga, bit, p->pw_a);
 			if (p->f->a == MMAGEN_E2M1)
-				buf_puts(b, "\tshl.b32 %e, %e, 2;\n");
-			emit_place(b, 8 * k, 8, "v");
+				ke(kb, "\tshl.b32 $r, $r, 2;\n", e, e);
+			frag_place(kb, v, 8 * k, 8, e);
 		}
 	}
-	emitf(b, "\tadd.u32 %ta, %tl, $u;\n", p->a_col);
-	tc_emit_st(b, 8, "%v", "%ta");
+	ke(kb, "\tadd.u32 $r, $r, $u;\n", ta, R->tl, p->a_col);
+	emit_tmem_st(kb, ta, v);
 }
 
-static void emit_meta_tmem(struct buf *b, const struct plan *p)
+static void emit_meta_tmem(struct kb *kb, const struct plan *p, const struct regs *R)
 {
-	emitf(b, "\t// E into TMEM: this lane's row of metadata\n"
-		 "\tmul.wide.u32 %p64, %grow, $u;\n\tadd.u64 %p64, %ge, %p64;\n", 4 * p->mcols);
+	kreg v = kb_regs(kb, K_B32, p->mcols), ta = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64);
+	ke(kb, "\t// E into TMEM: this lane's row of metadata\n"
+	       "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
+	   x, R->grow, 4 * p->mcols, x, gptr(R, "E"), x);
 	for (unsigned w = 0; w < p->mcols; w++)
-		emitf(b, "\tld.global.b32 %v$u, [%p64+$u];\n", w, 4 * w);
-	emitf(b, "\tadd.u32 %ta, %tl, $u;\n", p->meta_col);
-	tc_emit_st(b, p->mcols, "%v", "%ta");
+		ke(kb, "\tld.global.b32 $r, [$r+$u];\n", kr_at(v, w), x, 4 * w);
+	ke(kb, "\tadd.u32 $r, $r, $u;\n", ta, R->tl, p->meta_col);
+	emit_tmem_st(kb, ta, v);
 }
 
-/* %<reg> = shared-memory descriptor of the region at %sb + off. */
-static void emit_desc(struct buf *b, const char *reg, unsigned off, uint32_t lbo,
-		      uint32_t sbo, unsigned sw)
+/* dst (b64) = descriptor word w (start address 0) with the start address
+ * sb + off put in (bits 0-13, in 16-byte units). */
+static void emit_desc(struct kb *kb, kreg dst, const struct regs *R, unsigned off, uint64_t w)
 {
-	mmagen_tc_sdesc d = { .lbo = lbo, .sbo = sbo, .swizzle = sw };
-	uint64_t w = 0;
-	mmagen_status s = mmagen_tc_sdesc_encode(&d, &w);   /* start 0: the constant part */
-	assert(s == MMAGEN_OK);   /* the plan's own offsets */
-	(void)s;
-	emitf(b, "\tadd.u32 %t0, %sb, $u;\n\tshr.u32 %t0, %t0, 4;\n\tand.b32 %t0, %t0, 16383;\n"
-		 "\tor.b32 %t0, %t0, $x;\n\tmov.u32 %t1, $x;\n\tmov.b64 $s, {%t0, %t1};\n",
-	      off, (unsigned)w, (unsigned)(w >> 32), reg);
+	kreg lo = kb_reg(kb, K_B32), hi = kb_reg(kb, K_B32);
+	ke(kb, "\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, 4;\n\tand.b32 $r, $r, 16383;\n"
+	       "\tor.b32 $r, $r, $x;\n\tmov.u32 $r, $x;\n\tmov.b64 $r, {$r, $r};\n",
+	   lo, R->sb, off, lo, lo, lo, lo, lo, lo, (unsigned)w, hi, (unsigned)(w >> 32),
+	   dst, lo, hi);
 }
 
-static void emit_operand_desc(struct buf *b, const struct plan *p, const char *reg,
-			      unsigned off, unsigned kc)
-{
-	if (p->swz)   /* K-major swizzled: LBO unused ("assumed 1") */
-		emit_desc(b, reg, off, 16, 8 * p->swz, p->swz);
-	else
-		emit_desc(b, reg, off, 128, 128 * kc, MMAGEN_SWIZZLE_NONE);
-}
-
-/* The elected thread: descriptors, scale factors, the mma, the commit. */
-static void emit_issue(struct buf *b, const struct plan *p, const struct instr *in)
+/* The elected thread: descriptors, scale factors into TMEM, the mma. */
+static void emit_issue(struct kb *kb, const struct plan *p, const struct regs *R,
+		       struct instr *in)
 {
 	const mmagen_form *f = p->f;
-	buf_puts(b, "\t@!%pl bra L_issued;\n");
 	if (f->asrc == MMAGEN_ASRC_TMEM)
-		emitf(b, "\tadd.u32 %rat, %taddr, $u;\n", p->a_col);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n", tile_find_op(in, "at")->reg, R->taddr, p->a_col);
 	else
-		emit_operand_desc(b, p, "%rda", p->a_off, p->kc_a);
-	emit_operand_desc(b, p, "%rdb", p->b_off, p->kc_b);
-	buf_puts(b, "\tmov.u32 %rdt, %taddr;\n");
-	emitf(b, "\tmov.b32 %rid, $x;\n\tsetp.ne.u32 %ren, $u, 0;\n", p->idesc, p->scale_d ? 1 : 0);
+		emit_desc(kb, tile_find_op(in, "da")->reg, R, p->a_off, p->desc_a);
+	emit_desc(kb, tile_find_op(in, "db")->reg, R, p->b_off, p->desc_b);
+	ke(kb, "\tmov.u32 $r, $r;\n\tmov.b32 $r, $x;\n\tsetp.ne.u32 $r, $u, 0;\n",
+	   tile_find_op(in, "dt")->reg, R->taddr, tile_find_op(in, "id")->reg, p->idesc,
+	   tile_find_op(in, "en")->reg, p->scale_d ? 1u : 0u);
 	if (f->sparse)
-		emitf(b, "\tadd.u32 %rmt, %taddr, $u;\n", p->meta_col);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n", tile_find_op(in, "mt")->reg, R->taddr,
+		   p->meta_col);
 	if (p->nsf) {
-		/* 32 rows x 16 bytes, contiguous: no swizzle, SBO 128 */
-		emitf(b, "\tadd.u32 %rsat, %taddr, $u;\n\tadd.u32 %rsbt, %taddr, $u;\n",
-		      p->sfa_col, p->sfb_col);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n",
+		   tile_find_op(in, "sat")->reg, R->taddr, p->sfa_col,
+		   tile_find_op(in, "sbt")->reg, R->taddr, p->sfb_col);
 		for (unsigned q = 0; q <= p->sfb_chunks; q++) {
-			emit_desc(b, "%sfd", p->sf_off + 512 * q, 128, 128, MMAGEN_SWIZZLE_NONE);
-			emitf(b, "\tadd.u32 %ta, %taddr, $u;\n", q ? p->sfb_col + 4 * (q - 1) : p->sfa_col);
-			tc_emit_cp_32x128b(b, p->cg, "%ta", "%sfd");
+			kreg d = kb_reg(kb, K_B64), ta = kb_reg(kb, K_B32);
+			emit_desc(kb, d, R, p->sf_off + 512 * q, p->desc_sf);
+			ke(kb, "\tadd.u32 $r, $r, $u;\n\ttcgen05.cp.cta_group::$u.32x128b.warpx4 [$r], $r;\n",
+			   ta, R->taddr, q ? p->sfb_col + 4 * (q - 1) : p->sfa_col, p->cg, ta, d);
 		}
 	}
-	emit_instruction(b, f, in);
-	if (p->cg == 2) {
-		buf_puts(b, "\tmov.b16 %mask, 3;\n");
-		tc_emit_commit(b, 2, "%mbar", "%mask");
-	} else {
-		tc_emit_commit(b, 1, "%mbar", NULL);
-	}
-	buf_puts(b, "L_issued:\n");
-}
-
-/* Every thread of the CTA (of both CTAs for cta_group::2) meets here. */
-static void emit_sync(struct buf *b, const struct plan *p)
-{
-	tc_emit_fence_before(b);
-	if (p->cg == 2)
-		buf_puts(b, "\tbarrier.cluster.arrive.release.aligned;\n"
-			    "\tbarrier.cluster.wait.acquire.aligned;\n");
-	else
-		buf_puts(b, "\tbar.sync 0;\n");
-	tc_emit_fence_after(b);
+	emit_instruction(kb_buf(kb), f, in);
 }
 
 static const char *const dp_names[] = { "A", "B", "C", "D", "E", "F", "G" };
 
-/* Kernel parameter and register of each manifest entry. */
-static const struct {
-	const char *name, *param, *reg;
-} pmap[] = {
-	{ "A", "pa", "ga" }, { "B", "pb", "gb" }, { "C", "pc", "gc" }, { "D", "pd", "gd" },
-	{ "E", "pe", "ge" }, { "SA", "psa", "gsa" }, { "SB", "psb", "gsb" },
-};
-
-static size_t pmap_of(const char *name)
-{
-	size_t i = 0;
-	while (i + 1 < ARRAY_SIZE(pmap) && strcmp(pmap[i].name, name))
-		i++;
-	return i;
-}
-
-static void emit_head(struct buf *b, const struct plan *p, int t, const mmagen_tile_param *tp,
-		      unsigned np)
+/* The header comment's and the entry's facts. */
+static void set_head(struct kb *kb, const struct plan *p, int t)
 {
 	char op[256];
-	emitf(b, "//\n// Generated by mmagen: one-tile kernel for\n//   $s\n"
-		 "// M=$u N=$u K=$u, idesc $x, TMEM data-path layout $s, $u TMEM columns;\n"
-		 "// 128 threads$s.  A and B K-major in shared memory, swizzle $s.\n"
-		 "// Assembled with ptxas only: never run on an sm_100 GPU.\n//\n",
-	      mmagen_form_opcode(p->f, op, sizeof op), p->m, p->n, p->k, p->idesc,
-	      dp_names[p->dp], p->tcols, p->cg == 2 ? " per CTA, a cluster of 2 CTAs" : "",
-	      p->swz == 128 ? "128B" : p->swz == 64 ? "64B" : p->swz == 32 ? "32B" : "none");
-	emit_header(b, t, mmagen_form_min_ptx(p->f, t));
-	buf_puts(b, "\n.extern .shared .align 1024 .b8 mmagen_smem[];\n\n"
-		    ".visible .entry mmagen_tile(");
-	for (unsigned i = 0; i < np; i++)
-		emitf(b, "$s\n\t.param .u64 $s", i ? "," : "", pmap[pmap_of(tp[i].name)].param);
-	buf_puts(b, ")\n\t.reqntid 128, 1, 1\n");
+	kb_set(kb, "opcode", "$s", mmagen_form_opcode(p->f, op, sizeof op));
+	kb_set(kb, "m", "$u", p->m);
+	kb_set(kb, "n", "$u", p->n);
+	kb_set(kb, "k", "$u", p->k);
+	kb_set(kb, "idesc", "$x", p->idesc);
+	kb_set(kb, "layout", "$s", dp_names[p->dp]);
+	kb_set(kb, "tcols", "$u", p->tcols);
+	kb_set(kb, "cg", "$u", p->cg);
+	kb_set(kb, "swizzle", "$s", p->swz == 128 ? "128B" : p->swz == 64 ? "64B" :
+				    p->swz == 32 ? "32B" : "none");
+	kb_flag(kb, "pair", p->cg == 2);
+	kb_at(kb, "header");
+	emit_header(kb_buf(kb), t, mmagen_form_min_ptx(p->f, t));
+}
+
+/* The registers the template names. */
+static void template_regs(struct kb *kb, const struct plan *p, struct regs *R)
+{
+	R->tx = kb_slot_reg(kb, "tx", K_B32);
+	R->rank = kb_slot_reg(kb, "rank", K_B32);
+	R->sb = kb_slot_reg(kb, "sb", K_B32);
+	R->taddr = kb_slot_reg(kb, "taddr", K_B32);
+	R->tl = kb_slot_reg(kb, "tl", K_B32);
+	const char *const pred[] = { "pt0", "pl", "pw0", "pwt" };
+	for (size_t i = 0; i < ARRAY_SIZE(pred); i++)
+		kb_slot_reg(kb, pred[i], K_PRED);
+	kb_slot_reg(kb, "mbar", K_B32);
+	kb_slot_reg(kb, "slot", K_B32);
+	kb_slot_reg(kb, "part", K_B32);
 	if (p->cg == 2)
-		buf_puts(b, "\t.explicitcluster\n\t.reqnctapercluster 2, 1, 1\n");
-	buf_puts(b, "{\n\t.reg .b64 %ga, %gb, %gc, %gd, %ge, %gsa, %gsb, %p64, %sfd;\n"
-		    "\t.reg .b32 %tx, %rank, %sb, %mbar, %slot, %taddr, %tl, %ta, %i, %r, %c;\n"
-		    "\t.reg .b32 %off, %bit, %e, %row, %grow, %jb, %t<6>, %w<4>, %v<8>;\n"
-		    "\t.reg .b16 %h<2>, %mask;\n"
-		    "\t.reg .pred %pv, %pv2, %pl, %pt0, %pw0, %pp, %pc, %pwt;\n");
+		kb_slot_reg(kb, "mask", K_B16);
 }
 
-static void emit_params(struct buf *b, const mmagen_tile_param *tp, unsigned np)
-{
-	for (unsigned i = 0; i < np; i++) {
-		size_t j = pmap_of(tp[i].name);
-		emitf(b, "\tld.param.u64 %$s, [$s];\n\tcvta.to.global.u64 %$s, %$s;\n",
-		      pmap[j].reg, pmap[j].param, pmap[j].reg, pmap[j].reg);
-	}
-}
-
-static mmagen_status tile_emit_tcgen05(const mmagen_form *f, int t,
-				const mmagen_tile_opts *o, struct buf *b)
-{
-	struct plan p;
-	mmagen_tile_param tp[8];
-	struct instr in;
-	mmagen_status s;
-	if ((s = make_plan(f, o, &p)))
-		return s;
-	unsigned np = plan_params(&p, tp);
-	instr_of(f, &in);
-	emit_head(b, &p, t, tp, np);
-	emit_regs(b, &in);
-	buf_puts(b, "\n");
-	emit_params(b, tp, np);
-	buf_puts(b, "\tmov.u32 %tx, %tid.x;\n");
-	buf_puts(b, p.cg == 2 ? "\tmov.u32 %rank, %cluster_ctarank;\n" : "\tmov.u32 %rank, 0;\n");
-	buf_puts(b, "\tsetp.eq.u32 %pt0, %tx, 0;\n\tsetp.eq.and.u32 %pl, %rank, 0, %pt0;\n"
-		    "\tsetp.lt.u32 %pw0, %tx, 32;\n"
-		    "\tmov.u32 %sb, mmagen_smem;\n\tadd.u32 %sb, %sb, 1023;\n\tand.b32 %sb, %sb, -1024;\n"
-		    "\tmov.u32 %mbar, %sb;\n\tadd.u32 %slot, %sb, 8;\n");
-	buf_puts(b, "\t// Tensor Memory: warp 0 of each CTA\n\t@!%pw0 bra L_alloced;\n");
-	tc_emit_alloc(b, p.cg, "%slot", p.tcols);
-	tc_emit_relinquish(b, p.cg);
-	buf_puts(b, "L_alloced:\n\t@!%pt0 bra L_inited;\n");
-	tc_emit_mbar_init(b, "%mbar", 1);
-	buf_puts(b, "\tfence.mbarrier_init.release.cluster;\nL_inited:\n");
-	emit_fill(b, &p, 0);
-	emit_fill(b, &p, 1);
-	if (p.nsf)
-		emit_sf_fill(b, &p);
-	/* generic-proxy stores, read by the tensor core's async proxy */
-	buf_puts(b, "\tfence.proxy.async.shared::cta;\n");
-	tc_emit_fence_before(b);
-	buf_puts(b, "\tbar.sync 0;\n");
-	tc_emit_fence_after(b);
-	buf_puts(b, "\tld.shared.b32 %taddr, [%slot];\n"
-		    "\tand.b32 %t0, %tx, 96;\n\tshl.b32 %t0, %t0, 16;\n\tadd.u32 %tl, %taddr, %t0;\n");
-	emit_lane_map(b, &p);
-	if (p.scale_d)
-		emit_cd(b, &p, 1);
-	if (f->asrc == MMAGEN_ASRC_TMEM)
-		emit_a_tmem(b, &p);
-	if (f->sparse)
-		emit_meta_tmem(b, &p);
-	tc_emit_wait_st(b);
-	emit_sync(b, &p);
-	emit_issue(b, &p, &in);
-	tc_emit_mbar_wait(b, "%mbar", 0, "%pwt", "L_wait");
-	tc_emit_fence_after(b);
-	emit_cd(b, &p, 0);
-	emit_sync(b, &p);
-	buf_puts(b, "\t@!%pw0 bra L_done;\n");
-	tc_emit_dealloc(b, p.cg, "%taddr", p.tcols);
-	buf_puts(b, "L_done:\n\tret;\n}\n");
-	return MMAGEN_OK;
-}
-
-static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+static mmagen_status tcgen05_emit(const mmagen_form *f, int t, const mmagen_tile_opts *o,
 				  const mmagen_tile_info *ti, struct buf *out)
 {
-	(void)ti;
-	return tile_emit_tcgen05(f, t, o, out);
+	struct plan p;
+	struct instr in;
+	struct kb kb;
+	kreg g[ARRAY_SIZE(ti->params)];
+	struct regs R = { .ti = ti, .g = g };
+	mmagen_status s;
+
+	if ((s = make_plan(f, o, &p)))
+		return s;
+	kb_init(&kb, "tcgen05_tile");
+	instr_of(f, &in);
+	kb_bind(&kb, &in);
+	set_head(&kb, &p, t);
+	kb_at(&kb, "pointers");
+	tile_entry_params(&kb, ti, g);
+	template_regs(&kb, &p, &R);
+	kb_at(&kb, "fill");
+	emit_fill(&kb, &p, &R, 0);
+	emit_fill(&kb, &p, &R, 1);
+	if (p.nsf)
+		emit_sf_fill(&kb, &p, &R);
+	kb_at(&kb, "lane_map");
+	emit_lane_map(&kb, &p, &R);
+	kb_at(&kb, "tmem_in");
+	if (p.scale_d)
+		emit_cd(&kb, &p, &R, 1);
+	if (f->asrc == MMAGEN_ASRC_TMEM)
+		emit_a_tmem(&kb, &p, &R);
+	if (f->sparse)
+		emit_meta_tmem(&kb, &p, &R);
+	kb_at(&kb, "issue");
+	emit_issue(&kb, &p, &R, &in);
+	kb_at(&kb, "d_out");
+	emit_cd(&kb, &p, &R, 0);
+	return kb_render(&kb, out);
 }
 
 const struct tile_gen tile_gen_tcgen05 = {
-	.info = tile_info_tcgen05,
-	.emit = emit_adapter,
+	.info = tcgen05_info,
+	.emit = tcgen05_emit,
 	.meta_layout = "metadata words per row of A (Tensor Memory)",
 };
