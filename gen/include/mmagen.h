@@ -17,20 +17,30 @@
 extern "C" {
 #endif
 
-/* The ABI: libmmagen.so is built with -fvisibility=hidden and exports
- * exactly the functions declared here, each marked MMAGEN_API (on its own
- * line, GLib style); a function added here without it is not exported
- * (tests/unit/test_abi.sh fails).  Structs:
- *   - made by the library and read through pointers (mmagen_form,
- *     mmagen_check): callers never build or copy them by value into the
- *     library; mmagen_check is opaque.
- *   - filled by the caller and read by the library: the ones that grow
- *     carry `size`, set by their _init() (mmagen_request, mmagen_gemm_request)
- *     or by the caller (mmagen_gemm_info, mmagen_check_result, both written
- *     by the library); mmagen_tile_opts has an _init() and a `size`.
- *   - fixed by the ISA (descriptor structs, mmagen_frag, mmagen_smem_layout,
- *     mmagen_ref_args, mmagen_quant_spec): frozen; a change is a new struct
- *     and a new function, not a new field. */
+/* The ABI.  libmmagen.so is built with -fvisibility=hidden and exports
+ * exactly the functions declared here, each marked MMAGEN_API on the line
+ * before it (GLib style); tests/unit/test_abi.sh fails on any other
+ * exported symbol and on a declaration without the mark.
+ * Structs, by who fills them:
+ *   - the caller, and they may grow: mmagen_request, mmagen_tile_opts,
+ *     mmagen_gemm_request.  `size` first, set by their _init() macro
+ *     (which passes the caller's sizeof to the _init_size() function, so
+ *     it never writes past an older caller's struct); new fields are
+ *     appended and the library gives a smaller caller's missing fields
+ *     their defaults.  A size the library does not know is
+ *     MMAGEN_INVALID_ARGUMENT.
+ *   - the library, into the caller's memory, and they may grow:
+ *     mmagen_gemm_info, mmagen_check_result.  The caller sets `size`;
+ *     the library writes only that much.
+ *   - the library, read through pointers it owns: mmagen_form (take forms
+ *     from mmagen_form_at / mmagen_select, do not build them),
+ *     mmagen_check (opaque).
+ *   - frozen, a change would be a new struct and function, not a new
+ *     field: the descriptor words (mmagen_wgmma_sdesc, mmagen_tc_sdesc,
+ *     mmagen_tc_idesc: their fields are the ISA's), mmagen_frag,
+ *     mmagen_smem_layout, mmagen_ref_args, mmagen_quant_spec, and
+ *     mmagen_tile_info / mmagen_tile_param (at most MMAGEN_TILE_MAX_PARAMS
+ *     parameters; the library asserts it). */
 #if defined(__GNUC__) || defined(__clang__)
 #define MMAGEN_API __attribute__((visibility("default")))
 #else
@@ -269,8 +279,10 @@ const char *mmagen_form_shape(const mmagen_form *f, char *buf, size_t n);
 /* ---- selection ---- */
 #define MMAGEN_ANY 0xFFFFu
 /* A request: every field MMAGEN_ANY (see mmagen_request_init) unless set.
- * Field meanings are those of mmagen_form. */
+ * Field meanings are those of mmagen_form.  It may grow: start it with
+ * mmagen_request_init(), which sets `size`; new fields come at the end. */
 typedef struct mmagen_request {
+	size_t size;         /* sizeof(mmagen_request): set by _init */
 	int target;          /* required: index from mmagen_target_parse */
 	unsigned family, sparse, m, n, k, a, b, c, d, alayout, blayout,
 		satfinite, bitop, kind, block_scale, scale_vec, stype,
@@ -278,9 +290,12 @@ typedef struct mmagen_request {
 	const char *opcode;  /* if set: a complete opcode; fields must agree */
 } mmagen_request;
 
+/* Every field to its default, size to `size` (the caller's sizeof). */
 MMAGEN_API
-void mmagen_request_init(mmagen_request *r);
-/* 1 when f has every field r sets (r->target is not looked at). */
+void mmagen_request_init_size(mmagen_request *r, size_t size);
+#define mmagen_request_init(r) mmagen_request_init_size((r), sizeof *(r))
+/* 1 when f has every field r sets (r->target is not looked at); 0 also for
+ * a request whose size is wrong (mmagen_last_error says why). */
 MMAGEN_API
 int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f);
 /* Exactly one form must match on r->target; forms that differ only in the
@@ -621,6 +636,9 @@ typedef struct mmagen_tile_param {
 	size_t bytes;            /* buffer size, a multiple of 8 */
 } mmagen_tile_param;
 
+/* The most parameters a tile kernel has (nparams <= this). */
+#define MMAGEN_TILE_MAX_PARAMS 8
+
 typedef struct mmagen_tile_info {
 	const char *kernel;      /* entry name */
 	unsigned block[3], grid[3];
@@ -628,12 +646,14 @@ typedef struct mmagen_tile_info {
 	unsigned static_smem;    /* shared memory the kernel declares (the
 				  * ldmatrix path for 16-bit A and B) */
 	unsigned m, n, k;
-	unsigned nparams;
-	mmagen_tile_param params[8];
+	unsigned nparams;        /* <= MMAGEN_TILE_MAX_PARAMS */
+	mmagen_tile_param params[MMAGEN_TILE_MAX_PARAMS];
 } mmagen_tile_info;
 
-/* Choices a tile kernel leaves open; NULL means the defaults. */
+/* Choices a tile kernel leaves open; NULL means the defaults.  It may
+ * grow: start it with mmagen_tile_opts_init(), which sets `size`. */
 typedef struct mmagen_tile_opts {
+	size_t size;             /* sizeof(mmagen_tile_opts): set by _init */
 	unsigned m, n;           /* tcgen05: M and N (0: the kind's default) */
 	unsigned swizzle;        /* wgmma/tcgen05 shared-memory layout: 0
 				  * (none), 32, 64 or 128 bytes; default 128 */
@@ -642,8 +662,10 @@ typedef struct mmagen_tile_opts {
 	int scale_d;             /* 1 (default): D = A*B + C; 0: D = A*B */
 } mmagen_tile_opts;
 
+/* The defaults into the caller's `size` bytes (its sizeof). */
 MMAGEN_API
-void mmagen_tile_opts_init(mmagen_tile_opts *o);
+void mmagen_tile_opts_init_size(mmagen_tile_opts *o, size_t size);
+#define mmagen_tile_opts_init(o) mmagen_tile_opts_init_size((o), sizeof *(o))
 MMAGEN_API
 mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *o,
 				  mmagen_tile_info *out);
@@ -696,8 +718,10 @@ typedef struct mmagen_gemm_info {
 	unsigned elem_bytes_a, elem_bytes_b, elem_bytes_d;
 } mmagen_gemm_info;
 
+/* The defaults into the caller's `size` bytes (its sizeof). */
 MMAGEN_API
-void mmagen_gemm_request_init(mmagen_gemm_request *r);
+void mmagen_gemm_request_init_size(mmagen_gemm_request *r, size_t size);
+#define mmagen_gemm_request_init(r) mmagen_gemm_request_init_size((r), sizeof *(r))
 MMAGEN_API
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out);
 /* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */

@@ -29,8 +29,15 @@
 extern "C" {
 #endif
 
-/* libmmart.so is built with -fvisibility=hidden and exports exactly the
- * functions declared here, each marked MMART_API on its own line. */
+/* The ABI.  libmmart.so is built with -fvisibility=hidden and exports
+ * exactly the functions declared here, each marked MMART_API on the line
+ * before it (tests/unit/test_abi.sh checks).  Handles (mmart_ctx,
+ * mmart_module, mmart_stream, mmart_event) are opaque.  The structs the
+ * caller fills are frozen: mmart_tensor_desc holds exactly the arguments
+ * of cuTensorMapEncodeTiled (rank <= 5 is the driver's limit),
+ * mmart_tensor_map is CUtensorMap's 128 bytes, and mmart_launch_config
+ * holds the launch attributes libmmart supports; a new attribute would
+ * come as a new struct and function, not a new field. */
 #if defined(__GNUC__) || defined(__clang__)
 #define MMART_API __attribute__((visibility("default")))
 #else
