@@ -11,7 +11,10 @@
 #   3. every exported symbol is declared in HEADER (an internal helper that
 #      happens to carry the prefix, like mmagen_set_error, is a leak too);
 #   4. HEADER compiles alone as C11 and as C++ with -Wall -Wextra -pedantic
-#      -Werror (CXX "-": skipped).
+#      -Werror (CXX "-": skipped);
+#   5. LIB imports nothing that ends the process or prints on its own
+#      (abort, exit, printf, stdout, stderr, ...); assert's own
+#      __assert_fail is allowed: internal bugs are asserts.
 # Exit 77 (skipped) without nm.
 set -u
 NM=$1 CC=$2 CXX=$3
@@ -69,6 +72,14 @@ while [ $# -ge 4 ]; do
 		bad "$header declares $s, which $name does not export"
 	done
 	echo "$name: $n_exp exported, $n_decl declared in $(basename "$header")"
+
+	# Imports a library must not have.
+	"$NM" -D --undefined-only "$lib" | awk '{ sub(/@.*/, "", $NF); print $NF }' |
+		grep -xE 'abort|exit|_exit|_Exit|quick_exit|printf|vprintf|puts|putchar|perror|stdout|stderr' \
+		>"$tmp/imports"
+	for s in $(cat "$tmp/imports"); do
+		bad "$name calls $s: a library returns a status, never ends the process or prints"
+	done
 
 	# The header alone, as C11 and as C++.
 	hdir=$(dirname "$header") hname=$(basename "$header")
