@@ -17,6 +17,8 @@
 #      __assert_fail is allowed: internal bugs are asserts.
 # Exit 77 (skipped) without nm.
 set -u
+LC_ALL=C
+export LC_ALL   # sort and comm agree
 NM=$1 CC=$2 CXX=$3
 shift 3
 if [ ! -x "$NM" ]; then
