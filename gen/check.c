@@ -8,6 +8,7 @@
  * stream at bits [i*w, (i+1)*w), little-endian, w the manifest's
  * elem_bits. */
 #include "internal.h"
+#include "abi.h"
 #include "ref.h"
 
 #include <assert.h>
@@ -517,11 +518,10 @@ mmagen_status mmagen_check_new(const mmagen_form *f, const mmagen_tile_opts *o,
 	if (!(c = calloc(1, sizeof *c)))
 		return no_memory();
 	c->form = *f;
-	if (o)
-		c->opts = *o;
-	else
-		mmagen_tile_opts_init(&c->opts);
-	if ((s = mmagen_tile_info_of(f, &c->opts, &c->ti)) ||
+	mmagen_tile_opts_init(&c->opts);
+	if ((o && (s = abi_sized_in("mmagen_tile_opts", "mmagen_tile_opts_init", &c->opts,
+				    sizeof c->opts, o, TILE_OPTS_SIZE_MIN))) ||
+	    (s = mmagen_tile_info_of(f, &c->opts, &c->ti)) ||
 	    (s = find_params(c)) || (s = alloc_buffers(c)))
 		goto fail;
 	make_inputs(c, inputs, &rng);
@@ -605,13 +605,12 @@ mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
 				  size_t bytes, mmagen_check_result *r)
 {
 	mmagen_check_result res;
+	mmagen_status s;
 
 	if (!c || !d || !r)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_check_verify: NULL argument");
-	if (r->size < sizeof(mmagen_check_result))
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"mmagen_check_verify: result size %zu; set it to sizeof(mmagen_check_result) (%zu)",
-			r->size, sizeof(mmagen_check_result));
+	if ((s = abi_sized_out("mmagen_check_result", r, sizeof res, CHECK_RESULT_SIZE_MIN)))
+		return s;
 	const mmagen_tile_param *pd = &c->ti.params[c->param[OP_D]];
 	if (bytes < pd->bytes)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -643,6 +642,7 @@ mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
 			}
 		}
 	res.pass = res.bad == 0;
-	*r = res;
+	res.size = r->size;
+	memcpy(r, &res, r->size);     /* what the caller's version holds */
 	return MMAGEN_OK;
 }

@@ -1,17 +1,27 @@
 /* gemm.c - the public entry points of whole GEMM kernels: the request,
  * its checks, the manifest; the generators are kernel_gemm_*.c. */
 #include "gemm.h"
+#include "abi.h"
 
 #include <string.h>
 
 static const char *const layout_names[] = { "tn", "nn", "nt", "tt" };
 
-void mmagen_gemm_request_init(mmagen_gemm_request *r)
+void mmagen_gemm_request_init_size(mmagen_gemm_request *out, size_t size)
 {
-	memset(r, 0, sizeof *r);
-	r->size = sizeof *r;
-	r->target = -1;
-	r->layout = MMAGEN_GEMM_TN;
+	mmagen_gemm_request r;
+
+	if (!out || size < sizeof out->size)
+		return;
+	memset(&r, 0, sizeof r);
+	r.size = size;
+	r.target = -1;
+	r.layout = MMAGEN_GEMM_TN;
+	if (size > sizeof r) {      /* a newer mmagen.h: check() refuses it */
+		memset(out, 0, size);
+		size = sizeof r;
+	}
+	memcpy(out, &r, size);
 }
 
 static int is_one_of(mmagen_type t, const mmagen_type *list, size_t n)
@@ -36,14 +46,18 @@ static int input_class(mmagen_type a, mmagen_type b)
 	return 0;
 }
 
-static mmagen_status check(const mmagen_gemm_request *r, struct gemm_plan *g)
+static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
 	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
 	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
+	mmagen_gemm_request full;
+	const mmagen_gemm_request *r = &full;
+	mmagen_status s;
 
-	if (!r || r->size != sizeof *r)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"mmagen_gemm_request: initialise it with mmagen_gemm_request_init");
+	mmagen_gemm_request_init(&full);
+	if ((s = abi_sized_in("mmagen_gemm_request", "mmagen_gemm_request_init", &full,
+			      sizeof full, req, GEMM_REQUEST_SIZE_MIN)))
+		return s;
 	if (r->target < 0 || r->target >= mmagen_target_count())
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
 	if (strcmp(mmagen_target_name(r->target), "sm_90a"))
@@ -107,13 +121,15 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out)
 {
 	struct gemm_plan g;
+	mmagen_gemm_info full = { .size = sizeof full };
 	mmagen_status s;
-	if (!out || out->size != sizeof *out)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"mmagen_gemm_info: set its size to sizeof(mmagen_gemm_info)");
+	if ((s = abi_sized_out("mmagen_gemm_info", out, sizeof full, GEMM_INFO_SIZE_MIN)))
+		return s;
 	if ((s = check(r, &g)))
 		return s;
-	fill_info(&g, out);
+	fill_info(&g, &full);
+	full.size = out->size;
+	memcpy(out, &full, out->size);    /* what the caller's version holds */
 	return MMAGEN_OK;
 }
 

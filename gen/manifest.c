@@ -27,7 +27,7 @@ static size_t round8(size_t bits)
 void tile_add_param(mmagen_tile_info *ti, const char *name, unsigned rows,
 		    unsigned cols, unsigned bits, unsigned type, int output)
 {
-	assert(ti->nparams < ARRAY_SIZE(ti->params));
+	assert(ti->nparams < MMAGEN_TILE_MAX_PARAMS);   /* the public bound */
 	mmagen_tile_param *p = &ti->params[ti->nparams++];
 	p->name = name;
 	p->rows = rows;

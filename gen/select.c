@@ -1,19 +1,41 @@
 /* select.c - pick one form for a request, or explain why none fits. */
 #include "table.h"
+#include "abi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void mmagen_request_init(mmagen_request *r)
+/* The defaults into the caller's `size` bytes (a caller built against an
+ * older mmagen.h has fewer fields; one built against a newer one gets its
+ * unknown fields zeroed and mmagen_select refuses it). */
+void mmagen_request_init_size(mmagen_request *req, size_t size)
 {
+	mmagen_request full, *r = &full;
+
+	if (!req || size < sizeof req->size)
+		return;
 	memset(r, 0, sizeof *r);
+	r->size = size;
 	r->target = -1;
 	r->family = r->sparse = r->m = r->n = r->k = MMAGEN_ANY;
 	r->a = r->b = r->c = r->d = r->alayout = r->blayout = MMAGEN_ANY;
 	r->satfinite = r->bitop = r->kind = r->block_scale = MMAGEN_ANY;
 	r->scale_vec = r->stype = r->cta_group = r->ws = r->asrc = MMAGEN_ANY;
 	r->rnd = r->num = r->trans = r->ldtype = r->ashift = MMAGEN_ANY;
+	if (size > sizeof full) {
+		memset(req, 0, size);
+		size = sizeof full;
+	}
+	memcpy(req, &full, size);
+}
+
+/* The caller's request with its missing fields at their defaults. */
+static mmagen_status request_in(const mmagen_request *req, mmagen_request *full)
+{
+	mmagen_request_init(full);
+	return abi_sized_in("mmagen_request", "mmagen_request_init", full, sizeof *full,
+			    req, REQUEST_SIZE_MIN);
 }
 
 /* X(field): every request field that a form has too. */
@@ -214,9 +236,10 @@ static int matches(const mmagen_request *r, const mmagen_form *f)
 	return 1;
 }
 
-int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f)
+int mmagen_form_matches(const mmagen_request *req, const mmagen_form *f)
 {
-	return r && f && matches(r, f);
+	mmagen_request r;
+	return f && !request_in(req, &r) && matches(&r, f);
 }
 
 /* Explain why nothing matches: a rule if one holds, else the one field
@@ -295,20 +318,24 @@ static int extras(const mmagen_form *f)
 		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0) + f->ashift;
 }
 
-mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out)
+mmagen_status mmagen_select(const mmagen_request *req, const mmagen_form **out)
 {
 	const mmagen_form *best = NULL, *first = NULL;
 	char op1[256], op2[256];
 	int n = 0, best_extras = 1 << 20, ties = 0;
+	mmagen_request full;
+	const mmagen_request *r = &full;
+	mmagen_status s;
 
-	if (!r || !out)
+	if (!req || !out)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"mmagen_select: request and output are required");
+	if ((s = request_in(req, &full)))
+		return s;
 	if (r->target < 0 || r->target >= T_COUNT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"a target is required (e.g. --arch sm_90a)");
-	mmagen_status s = table_ready();
-	if (s)
+	if ((s = table_ready()))
 		return s;
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *f = mmagen_form_at(i);

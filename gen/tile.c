@@ -1,6 +1,7 @@
 /* tile.c - the public entry points of tile kernels: options, manifest,
  * kernel; each family's generator (kernel.h) does the work. */
 #include "kernel.h"
+#include "abi.h"
 
 #include <string.h>
 
@@ -19,20 +20,32 @@ static const struct tile_gen *tile_gen_of(const mmagen_form *f)
 	}
 }
 
-void mmagen_tile_opts_init(mmagen_tile_opts *o)
+void mmagen_tile_opts_init_size(mmagen_tile_opts *out, size_t size)
 {
-	memset(o, 0, sizeof *o);
-	o->swizzle = 128;
-	o->scale_d = 1;
+	mmagen_tile_opts o;
+
+	if (!out || size < sizeof out->size)
+		return;
+	memset(&o, 0, sizeof o);
+	o.size = size;
+	o.swizzle = 128;
+	o.scale_d = 1;
+	if (size > sizeof o) {      /* a newer mmagen.h: tile_opts() refuses it */
+		memset(out, 0, size);
+		size = sizeof o;
+	}
+	memcpy(out, &o, size);
 }
 
 /* The options with defaults filled in, checked. */
 static mmagen_status tile_opts(const mmagen_tile_opts *in, mmagen_tile_opts *o)
 {
-	if (!in)
-		mmagen_tile_opts_init(o);
-	else
-		*o = *in;
+	mmagen_status s;
+
+	mmagen_tile_opts_init(o);
+	if (in && (s = abi_sized_in("mmagen_tile_opts", "mmagen_tile_opts_init", o,
+				    sizeof *o, in, TILE_OPTS_SIZE_MIN)))
+		return s;
 	if (o->swizzle != 0 && o->swizzle != 32 && o->swizzle != 64 && o->swizzle != 128)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"swizzle %u bytes does not exist; use 0 (none), 32, 64 or 128",

@@ -17,6 +17,36 @@
 extern "C" {
 #endif
 
+/* The ABI.  libmmagen.so is built with -fvisibility=hidden and exports
+ * exactly the functions declared here, each marked MMAGEN_API on the line
+ * before it (GLib style); tests/unit/test_abi.sh fails on any other
+ * exported symbol and on a declaration without the mark.
+ * Structs, by who fills them:
+ *   - the caller, and they may grow: mmagen_request, mmagen_tile_opts,
+ *     mmagen_gemm_request.  `size` first, set by their _init() macro
+ *     (which passes the caller's sizeof to the _init_size() function, so
+ *     it never writes past an older caller's struct); new fields are
+ *     appended and the library gives a smaller caller's missing fields
+ *     their defaults.  A size the library does not know is
+ *     MMAGEN_INVALID_ARGUMENT.
+ *   - the library, into the caller's memory, and they may grow:
+ *     mmagen_gemm_info, mmagen_check_result.  The caller sets `size`;
+ *     the library writes only that much.
+ *   - the library, read through pointers it owns: mmagen_form (take forms
+ *     from mmagen_form_at / mmagen_select, do not build them),
+ *     mmagen_check (opaque).
+ *   - frozen, a change would be a new struct and function, not a new
+ *     field: the descriptor words (mmagen_wgmma_sdesc, mmagen_tc_sdesc,
+ *     mmagen_tc_idesc: their fields are the ISA's), mmagen_frag,
+ *     mmagen_smem_layout, mmagen_ref_args, mmagen_quant_spec, and
+ *     mmagen_tile_info / mmagen_tile_param (at most MMAGEN_TILE_MAX_PARAMS
+ *     parameters; the library asserts it). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MMAGEN_API __attribute__((visibility("default")))
+#else
+#define MMAGEN_API
+#endif
+
 /* ---- status codes: one list, the enum and the names come from it ---- */
 #define MMAGEN_STATUS_LIST(X)                                              \
 	X(OK, "ok")                                                        \
@@ -38,9 +68,12 @@ typedef enum mmagen_status {
 } mmagen_status;
 
 /* "MMAGEN_ILLEGAL_FORM" style name of a status. */
+MMAGEN_API
 const char *mmagen_status_str(mmagen_status s);
 /* Thread-local detail of the last failure ("" when none). */
+MMAGEN_API
 const char *mmagen_last_error(void);
+MMAGEN_API
 void mmagen_free(void *p);
 
 /* ---- element types ---- */
@@ -74,33 +107,44 @@ typedef enum mmagen_type {
 } mmagen_type;
 
 /* PTX spelling without the dot ("bf16"); "none" for MMAGEN_TYPE_NONE. */
+MMAGEN_API
 const char *mmagen_type_name(mmagen_type t);
 /* Width of one element in bits (tf32: 32, its container). */
+MMAGEN_API
 unsigned mmagen_type_bits(mmagen_type t);
 /* Parse a PTX name or a common alias (fp16, half, bfloat16,
  * float8_e4m3fn, int8, uint4, ...), case-insensitive, leading '.' allowed. */
+MMAGEN_API
 mmagen_status mmagen_type_parse(const char *s, mmagen_type *out);
 /* Exact value of a bit pattern (the low mmagen_type_bits() bits of
  * `bits` are used; tf32 ignores the 13 low mantissa bits). */
+MMAGEN_API
 double mmagen_type_decode(mmagen_type t, uint64_t bits);
 /* Round-to-nearest-even encode following the format's own rules:
  * IEEE types and e5m2 overflow to Inf; e4m3, ue4m3 and the FP6/FP4 types
  * saturate at their largest finite value; ue8m0 is the nearest power of two
  * in 2^-127..2^127; integers round then saturate; b1 is (v != 0). */
+MMAGEN_API
 uint64_t mmagen_type_encode(mmagen_type t, double v);
 /* Largest finite value (integers: largest value). */
+MMAGEN_API
 double mmagen_type_max(mmagen_type t);
 /* 1 for floating formats (tf32, ue8m0 and ue4m3 included). */
+MMAGEN_API
 int mmagen_type_is_float(mmagen_type t);
 
 
 /* ---- targets ---- */
 /* The targets ptxas 13.0 knows from sm_75 up, in order; see targets.def. */
+MMAGEN_API
 int mmagen_target_count(void);
+MMAGEN_API
 const char *mmagen_target_name(int t);
 /* Accepts "sm_90a", "90a", "compute_90a"; on failure names the nearest. */
+MMAGEN_API
 mmagen_status mmagen_target_parse(const char *s, int *out);
 /* Lowest .version (as 10*major+minor, e.g. 87) ptxas accepts for it. */
+MMAGEN_API
 unsigned mmagen_target_min_ptx(int t);
 
 /* ---- instruction forms ---- */
@@ -162,18 +206,22 @@ typedef struct mmagen_form {
 
 /* Family name as used by --family: "mma", "wgmma", "tcgen05", ...;
  * "unknown" for a value that is not a family. */
+MMAGEN_API
 const char *mmagen_family_name(int family);
 /* Parse a family spelling of the command line ("mma", "mma.sync",
  * "mma.sp", "wgmma.sp", "tcgen05.mma", ...): *family is the family,
  * *sparse the sparsity the spelling implies (MMAGEN_SPARSE_*) or
  * MMAGEN_ANY when it implies none (ldmatrix).  On failure
  * MMAGEN_UNKNOWN_NAME and a message listing the legal spellings. */
+MMAGEN_API
 mmagen_status mmagen_family_parse(const char *s, unsigned *family,
 				  unsigned *sparse);
 /* Legal spellings for mmagen_family_parse, ", "-separated, into buf. */
+MMAGEN_API
 const char *mmagen_family_legal(char *buf, size_t n);
 /* How listings name f's family with its sparsity: "mma.sync", "mma.sp",
  * "mma.sp::ordered_metadata", "wgmma.sp", "tcgen05.mma", "ldmatrix". */
+MMAGEN_API
 const char *mmagen_form_family_label(const mmagen_form *f);
 
 /* ---- qualifiers: one table (gen/qual.c) ----
@@ -189,39 +237,52 @@ typedef enum mmagen_qual_field {
 
 /* The field's option name without "--": "sparse", "popc" (bitop),
  * "scale-vec", "cta-group", ...; NULL for a bad field. */
+MMAGEN_API
 const char *mmagen_qual_field_name(mmagen_qual_field q);
 /* The CLI name of value v of field q: "sp", "row", "xor", "f16" (kind),
  * "2X" (scale_vec), "yes"/"no", "none"; NULL if v has none. */
+MMAGEN_API
 const char *mmagen_qual_name(mmagen_qual_field q, unsigned v);
 /* Every name field q takes, aliases included ("none, dense, sp, ..."),
  * ", "-separated, into buf; returns buf. */
+MMAGEN_API
 const char *mmagen_qual_legal(mmagen_qual_field q, char *buf, size_t n);
 /* Parse a CLI name or alias ("2X" or "2", "yes" or "1" or "true") of
  * field q into *v.  Unknown: MMAGEN_UNKNOWN_NAME, the message lists the
  * legal names. */
+MMAGEN_API
 mmagen_status mmagen_qual_parse(mmagen_qual_field q, const char *s, unsigned *v);
 /* All forms of the table, in table order.  The table is expanded on first
  * use; if memory runs out it stays empty (count 0) and mmagen_select()
  * returns MMAGEN_NO_MEMORY. */
+MMAGEN_API
 size_t mmagen_form_count(void);
+MMAGEN_API
 const mmagen_form *mmagen_form_at(size_t i);
 /* 1 when the form assembles on target t. */
+MMAGEN_API
 int mmagen_form_on_target(const mmagen_form *f, int t);
 /* The lowest target (in mmagen_target order) that has the form. */
+MMAGEN_API
 int mmagen_form_min_target(const mmagen_form *f);
 /* The lowest .version the form needs on target t (max of the row's and the
  * target's own minimum). */
+MMAGEN_API
 unsigned mmagen_form_min_ptx(const mmagen_form *f, int t);
 /* Complete opcode ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
  * shape ("m16n8k16"), written into buf; returns buf. */
+MMAGEN_API
 const char *mmagen_form_opcode(const mmagen_form *f, char *buf, size_t n);
+MMAGEN_API
 const char *mmagen_form_shape(const mmagen_form *f, char *buf, size_t n);
 
 /* ---- selection ---- */
 #define MMAGEN_ANY 0xFFFFu
 /* A request: every field MMAGEN_ANY (see mmagen_request_init) unless set.
- * Field meanings are those of mmagen_form. */
+ * Field meanings are those of mmagen_form.  It may grow: start it with
+ * mmagen_request_init(), which sets `size`; new fields come at the end. */
 typedef struct mmagen_request {
+	size_t size;         /* sizeof(mmagen_request): set by _init */
 	int target;          /* required: index from mmagen_target_parse */
 	unsigned family, sparse, m, n, k, a, b, c, d, alayout, blayout,
 		satfinite, bitop, kind, block_scale, scale_vec, stype,
@@ -229,12 +290,18 @@ typedef struct mmagen_request {
 	const char *opcode;  /* if set: a complete opcode; fields must agree */
 } mmagen_request;
 
-void mmagen_request_init(mmagen_request *r);
-/* 1 when f has every field r sets (r->target is not looked at). */
+/* Every field to its default, size to `size` (the caller's sizeof). */
+MMAGEN_API
+void mmagen_request_init_size(mmagen_request *r, size_t size);
+#define mmagen_request_init(r) mmagen_request_init_size((r), sizeof *(r))
+/* 1 when f has every field r sets (r->target is not looked at); 0 also for
+ * a request whose size is wrong (mmagen_last_error says why). */
+MMAGEN_API
 int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f);
 /* Exactly one form must match on r->target; forms that differ only in the
  * A source (registers/shared memory) pick the first unless asrc is set.
  * On failure the message names the rule and the nearest legal forms. */
+MMAGEN_API
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out);
 
 
@@ -256,8 +323,10 @@ typedef struct mmagen_frag {
 	unsigned threads;        /* 32; 8 for m8n8k4 f16 (one quad-pair) */
 } mmagen_frag;
 
+MMAGEN_API
 mmagen_status mmagen_frag_info(const mmagen_form *f, int operand, mmagen_frag *out);
 /* (lane, reg, elem) -> (row, col) in the operand's tile. */
+MMAGEN_API
 mmagen_status mmagen_frag_map(const mmagen_form *f, int operand, unsigned lane,
 			      unsigned reg, unsigned elem, unsigned *row, unsigned *col);
 
@@ -268,6 +337,7 @@ mmagen_status mmagen_frag_map(const mmagen_form *f, int operand, unsigned lane,
  * whose 4-bit field holds 0b0100 (position 0) or 0b1110 (position 1).
  * For 4:8 types (s4/u4, packed e2m1) both elements of a pair give the same
  * field, which holds the pair's position 0..3. */
+MMAGEN_API
 mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 			      unsigned ccol, unsigned *lane, unsigned *bit,
 			      unsigned *bits);
@@ -280,10 +350,13 @@ mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
  * whether A already has the pattern; compress writes the Mx(K/2) values
  * and, for every kept element, its position in its group (idx, Mx(K/2);
  * for 4:8, the pair's position, the same for both elements). */
+MMAGEN_API
 mmagen_status mmagen_sparse_prune(const mmagen_form *f, unsigned m, unsigned k,
 				  uint64_t *a);
+MMAGEN_API
 int mmagen_sparse_check(const mmagen_form *f, unsigned m, unsigned k,
 			const uint64_t *a);
+MMAGEN_API
 mmagen_status mmagen_sparse_compress(const mmagen_form *f, unsigned m,
 				     unsigned k, const uint64_t *a,
 				     uint64_t *values, uint8_t *idx);
@@ -305,11 +378,13 @@ typedef struct mmagen_ref_args {
 	double *dref;              /* may be NULL */
 } mmagen_ref_args;
 
+MMAGEN_API
 mmagen_status mmagen_ref_mma(const mmagen_ref_args *args);
 /* Whether a device result `got` (D pattern) is acceptable for the exact
  * value `exact`, given sum_k |a*b| + |c| (`mag`) for that element: exact
  * match for integer D; for floating D the tolerance follows from the D and
  * A/B types and K (one place for every tolerance). */
+MMAGEN_API
 int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
 		      double mag, uint64_t got);
 
@@ -360,23 +435,31 @@ typedef struct mmagen_quant_spec {
 } mmagen_quant_spec;
 
 /* "mxfp8", "mxfp6", "mxfp4", "nvfp4" (case-insensitive). */
+MMAGEN_API
 mmagen_status mmagen_qformat_parse(const char *s, unsigned *out);
+MMAGEN_API
 const char *mmagen_qformat_name(unsigned format);
 /* The spec of a format; elem MMAGEN_TYPE_NONE picks the default, another
  * element type must belong to the format.  global_scale starts at 1.0. */
+MMAGEN_API
 mmagen_status mmagen_quant_spec_init(mmagen_quant_spec *s, unsigned format,
 				     mmagen_type elem);
 /* Buffer sizes for `count` values. */
+MMAGEN_API
 void mmagen_quant_sizes(const mmagen_quant_spec *s, size_t count,
 			size_t *elem_bytes, size_t *scale_bytes);
 /* NVFP4's conventional global scale for a tensor: amax / (448 * 6) as an
  * f32; 1.0 when the tensor has no finite nonzero value. */
+MMAGEN_API
 double mmagen_nvfp4_global_scale(const float *x, size_t count);
 /* Scale pattern the quantizer picks for one block of n values. */
+MMAGEN_API
 uint8_t mmagen_quant_block_scale(const mmagen_quant_spec *s, const float *x,
 				 size_t n);
+MMAGEN_API
 mmagen_status mmagen_quantize(const mmagen_quant_spec *s, const float *in,
 			      size_t count, uint8_t *elems, uint8_t *scales);
+MMAGEN_API
 mmagen_status mmagen_dequantize(const mmagen_quant_spec *s, const uint8_t *elems,
 				const uint8_t *scales, size_t count, float *out);
 
@@ -389,7 +472,9 @@ mmagen_status mmagen_dequantize(const mmagen_quant_spec *s, const uint8_t *elems
  * the pair's second lane rows 8..15); SF_B[s][n] is byte byte_id + s in
  * lane 4*n + thread_id.  For A, (row, col) = (m, s); for B (s, n).
  * Selectors the ISA does not allow for the form are rejected. */
+MMAGEN_API
 unsigned mmagen_scale_vec(const mmagen_form *f);
+MMAGEN_API
 mmagen_status mmagen_scale_pos(const mmagen_form *f, int operand,
 			       unsigned byte_id, unsigned thread_id, unsigned row,
 			       unsigned col, unsigned *lane, unsigned *byte);
@@ -418,13 +503,16 @@ typedef struct mmagen_tc_idesc {
 /* 0 when M x N is legal for tcgen05 form f (its kind, cta_group, .ws,
  * .sp, .ashift); otherwise the message names the rule and the nearest
  * legal value. */
+MMAGEN_API
 mmagen_status mmagen_tc_check_shape(const mmagen_form *f, unsigned m, unsigned n);
 /* The 32-bit instruction descriptor of f with parameters p. */
+MMAGEN_API
 mmagen_status mmagen_tc_idesc_encode(const mmagen_form *f, const mmagen_tc_idesc *p,
 				     uint32_t *out);
 /* The parameters an instruction descriptor of f holds; a word whose types,
  * sparsity or scale type are not f's, or with reserved bits set, is
  * MMAGEN_INVALID_ARGUMENT. */
+MMAGEN_API
 mmagen_status mmagen_tc_idesc_decode(const mmagen_form *f, uint32_t w,
 				     mmagen_tc_idesc *out);
 
@@ -438,10 +526,12 @@ typedef enum mmagen_format {
 
 /* Text for one instruction form on target t; *out is freed with
  * mmagen_free().  Deterministic: the same request gives the same bytes. */
+MMAGEN_API
 mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 				char **out, size_t *len);
 
 /* docs/signatures.md: the table as Markdown, one line per row. */
+MMAGEN_API
 mmagen_status mmagen_doc_signatures(char **out, size_t *len);
 
 /* ---- wgmma shared-memory layouts (gen/smem.c) ----
@@ -459,20 +549,24 @@ typedef struct mmagen_smem_layout {
 	unsigned align;          /* alignment its base needs */
 } mmagen_smem_layout;
 
+MMAGEN_API
 mmagen_status mmagen_smem_layout_kmajor(unsigned rows, unsigned kbytes,
 					unsigned swizzle, mmagen_smem_layout *out);
 /* MN-major (the transposed operands of f16/bf16 wgmma, imm-trans = 1): K
  * rows of `mnbytes` contiguous MN bytes.  No swizzle: 16-byte x 8-row core
  * matrices, SBO apart along MN, LBO apart along K.  Swizzle W: atoms of
  * W MN-bytes x 8 K-rows, LBO apart along MN, SBO apart along K. */
+MMAGEN_API
 mmagen_status mmagen_smem_layout_mnmajor(unsigned krows, unsigned mnbytes,
 					 unsigned swizzle, mmagen_smem_layout *out);
 /* Byte offset of byte `kbyte` of row `row` (MN-major: byte `kbyte` of
  * MN in K row `row`). */
+MMAGEN_API
 unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row,
 			    unsigned kbyte);
 /* The inverse: which (row, kbyte) a byte offset holds; kbyte >= l->kbytes
  * marks padding. */
+MMAGEN_API
 void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
 			unsigned *row, unsigned *kbyte);
 /* ---- shared-memory descriptors (sm_90: gen/smem.c; sm_100: gen/tcgen05.c)
@@ -505,7 +599,9 @@ typedef struct mmagen_wgmma_sdesc {
 	unsigned swizzle;        /* mmagen_swizzle, not 128B_BASE32B */
 } mmagen_wgmma_sdesc;
 
+MMAGEN_API
 mmagen_status mmagen_wgmma_sdesc_encode(const mmagen_wgmma_sdesc *d, uint64_t *out);
+MMAGEN_API
 mmagen_status mmagen_wgmma_sdesc_decode(uint64_t w, mmagen_wgmma_sdesc *out);
 
 /* sm_100 shared-memory descriptor (PTX ISA "Shared memory descriptor"). */
@@ -519,7 +615,9 @@ typedef struct mmagen_tc_sdesc {
 	unsigned swizzle;        /* mmagen_swizzle */
 } mmagen_tc_sdesc;
 
+MMAGEN_API
 mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out);
+MMAGEN_API
 mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out);
 
 /* ---- tile kernels (gen/kernel_tile.c) ----
@@ -538,6 +636,9 @@ typedef struct mmagen_tile_param {
 	size_t bytes;            /* buffer size, a multiple of 8 */
 } mmagen_tile_param;
 
+/* The most parameters a tile kernel has (nparams <= this). */
+#define MMAGEN_TILE_MAX_PARAMS 8
+
 typedef struct mmagen_tile_info {
 	const char *kernel;      /* entry name */
 	unsigned block[3], grid[3];
@@ -545,12 +646,14 @@ typedef struct mmagen_tile_info {
 	unsigned static_smem;    /* shared memory the kernel declares (the
 				  * ldmatrix path for 16-bit A and B) */
 	unsigned m, n, k;
-	unsigned nparams;
-	mmagen_tile_param params[8];
+	unsigned nparams;        /* <= MMAGEN_TILE_MAX_PARAMS */
+	mmagen_tile_param params[MMAGEN_TILE_MAX_PARAMS];
 } mmagen_tile_info;
 
-/* Choices a tile kernel leaves open; NULL means the defaults. */
+/* Choices a tile kernel leaves open; NULL means the defaults.  It may
+ * grow: start it with mmagen_tile_opts_init(), which sets `size`. */
 typedef struct mmagen_tile_opts {
+	size_t size;             /* sizeof(mmagen_tile_opts): set by _init */
 	unsigned m, n;           /* tcgen05: M and N (0: the kind's default) */
 	unsigned swizzle;        /* wgmma/tcgen05 shared-memory layout: 0
 				  * (none), 32, 64 or 128 bytes; default 128 */
@@ -559,7 +662,11 @@ typedef struct mmagen_tile_opts {
 	int scale_d;             /* 1 (default): D = A*B + C; 0: D = A*B */
 } mmagen_tile_opts;
 
-void mmagen_tile_opts_init(mmagen_tile_opts *o);
+/* The defaults into the caller's `size` bytes (its sizeof). */
+MMAGEN_API
+void mmagen_tile_opts_init_size(mmagen_tile_opts *o, size_t size);
+#define mmagen_tile_opts_init(o) mmagen_tile_opts_init_size((o), sizeof *(o))
+MMAGEN_API
 mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *o,
 				  mmagen_tile_info *out);
 /* ldmatrix.m8n8 per-lane addressing (the first seed article): with .xNUM,
@@ -567,9 +674,11 @@ mmagen_status mmagen_tile_info_of(const mmagen_form *f, const mmagen_tile_opts *
  * row-major A (trans_b = 0) matrix j = lane/8 is the block at rows
  * (j%2)*8, columns (j/2)*8; for a row-major KxN B loaded with .trans
  * (trans_b = 1) matrix j holds K rows 8j..8j+7. */
+MMAGEN_API
 void mmagen_ldmatrix_lane_addr(unsigned num, int trans_b, unsigned lane,
 			       unsigned *row, unsigned *col8);
 /* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
+MMAGEN_API
 mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
 			       const mmagen_tile_opts *o, mmagen_format fmt,
 			       char **out, size_t *len);
@@ -611,14 +720,20 @@ typedef struct mmagen_gemm_info {
 	unsigned elem_bytes_a, elem_bytes_b, elem_bytes_d;
 } mmagen_gemm_info;
 
-void mmagen_gemm_request_init(mmagen_gemm_request *r);
+/* The defaults into the caller's `size` bytes (its sizeof). */
+MMAGEN_API
+void mmagen_gemm_request_init_size(mmagen_gemm_request *r, size_t size);
+#define mmagen_gemm_request_init(r) mmagen_gemm_request_init_size((r), sizeof *(r))
+MMAGEN_API
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out);
 /* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
+MMAGEN_API
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len);
 
 /* Write `len` bytes to path atomically (temporary file + rename); on error
  * nothing is left at path. */
+MMAGEN_API
 mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);
 
 /* ---- checking tile kernels (gen/check.c) ----
@@ -666,7 +781,9 @@ typedef enum mmagen_check_inputs {
 #define MMAGEN_CHECK_POISON 0xFFu
 
 /* "random", "max", ...; NULL for a value outside the list. */
+MMAGEN_API
 const char *mmagen_check_inputs_name(unsigned inputs);
+MMAGEN_API
 mmagen_status mmagen_check_inputs_parse(const char *s, unsigned *out);
 
 /* A prepared check: the tile's manifest, its inputs and the expected D. */
@@ -675,23 +792,29 @@ typedef struct mmagen_check mmagen_check;
 /* Prepare the check of form f's tile kernel with tile options o (NULL:
  * defaults; they must be those the kernel was emitted with), input set
  * `inputs` (MMAGEN_CHECK_*) and seed.  Free with mmagen_check_free(). */
+MMAGEN_API
 mmagen_status mmagen_check_new(const mmagen_form *f, const mmagen_tile_opts *o,
 			       unsigned inputs, uint64_t seed, mmagen_check **out);
+MMAGEN_API
 void mmagen_check_free(mmagen_check *c);
 /* The kernel's manifest (as mmagen_tile_info_of gives it); owned by c. */
+MMAGEN_API
 const mmagen_tile_info *mmagen_check_tile(const mmagen_check *c);
 /* Index of the parameter called `name` in ti ("D" -> 3 for mma tiles);
  * MMAGEN_UNKNOWN_NAME (naming the parameters there are) when none is. */
+MMAGEN_API
 mmagen_status mmagen_check_find_param(const mmagen_tile_info *ti, const char *name,
 				      unsigned *index);
 /* The bytes to copy into parameter `param` before the launch: packed
  * inputs, or MMAGEN_CHECK_POISON bytes for an output.  Owned by c. */
+MMAGEN_API
 mmagen_status mmagen_check_data(const mmagen_check *c, unsigned param,
 				const void **data, size_t *bytes);
 /* The logical operands as element patterns, row-major, one per uint64_t:
  * "A" (the dense MxK that the reference multiplies; sparse forms: zeros
  * where pruned), "B", "C", "SA", "SB" as generated, and "D": the expected
  * D patterns.  Sizes in *rows, *cols.  Owned by c. */
+MMAGEN_API
 mmagen_status mmagen_check_operand(const mmagen_check *c, const char *name,
 				   const uint64_t **elems, unsigned *rows,
 				   unsigned *cols);
@@ -723,6 +846,7 @@ typedef struct mmagen_check_result {
  * came back from the device) with the reference, element by element,
  * under mmagen_ref_accept's tolerance.  MMAGEN_OK means the comparison
  * ran; r->pass says whether D is right. */
+MMAGEN_API
 mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
 				  size_t bytes, mmagen_check_result *r);
 

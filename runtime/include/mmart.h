@@ -29,6 +29,21 @@
 extern "C" {
 #endif
 
+/* The ABI.  libmmart.so is built with -fvisibility=hidden and exports
+ * exactly the functions declared here, each marked MMART_API on the line
+ * before it (tests/unit/test_abi.sh checks).  Handles (mmart_ctx,
+ * mmart_module, mmart_stream, mmart_event) are opaque.  The structs the
+ * caller fills are frozen: mmart_tensor_desc holds exactly the arguments
+ * of cuTensorMapEncodeTiled (rank <= 5 is the driver's limit),
+ * mmart_tensor_map is CUtensorMap's 128 bytes, and mmart_launch_config
+ * holds the launch attributes libmmart supports; a new attribute would
+ * come as a new struct and function, not a new field. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MMART_API __attribute__((visibility("default")))
+#else
+#define MMART_API
+#endif
+
 /* ---- status codes: one list, the enum and the names come from it ---- */
 #define MMART_STATUS_LIST(X)                                               \
 	X(OK, "ok")                                                        \
@@ -50,13 +65,17 @@ typedef enum mmart_status {
 } mmart_status;
 
 /* "MMART_NO_DRIVER" style name of a status. */
+MMART_API
 const char *mmart_status_str(mmart_status s);
 /* One-line description of a status ("no CUDA driver: ..."). */
+MMART_API
 const char *mmart_status_desc(mmart_status s);
 /* Thread-local detail of the last failure in this thread ("" when none);
  * not cleared by later successes. */
+MMART_API
 const char *mmart_last_error(void);
 /* Frees host buffers the library returns (cubins). */
+MMART_API
 void mmart_host_free(void *p);
 
 /* Where a module came from (mmart_load_ptx, mmart_cache_get_or_build). */
@@ -72,14 +91,18 @@ enum {
 /* A device and its primary context (retained while open). */
 typedef struct mmart_ctx mmart_ctx;
 /* Device `device`, or for -1 the index in $MMAGEN_DEVICE, else 0. */
+MMART_API
 mmart_status mmart_open(int device, mmart_ctx **out);
 /* Unloads the context's modules and releases the primary context; device
  * memory from mmart_alloc() must be freed before.  NULL is ignored. */
+MMART_API
 void mmart_close(mmart_ctx *ctx);
 /* Compute capability and name (name may be NULL; n includes the NUL). */
+MMART_API
 mmart_status mmart_device_info(mmart_ctx *ctx, int *cc_major, int *cc_minor,
 			       char *name, size_t n);
 /* Driver API version, e.g. 13000 for CUDA 13.0. */
+MMART_API
 mmart_status mmart_driver_version(int *version);
 
 /* ---- modules ---- */
@@ -89,33 +112,43 @@ typedef struct mmart_module mmart_module;
  * same module.  Modules belong to their context and are unloaded by
  * mmart_close().  *cache_hit (may be NULL) gets an MMART_CACHE_* value.
  * A PTX error gives MMART_JIT with the ptxas log in mmart_last_error(). */
+MMART_API
 mmart_status mmart_load_ptx(mmart_ctx *ctx, const char *ptx,
 			    mmart_module **out, int *cache_hit);
 /* *fn gets the CUfunction of the .entry named `name` (MMART_NOT_FOUND). */
+MMART_API
 mmart_status mmart_get_function(mmart_module *mod, const char *name,
 				void **fn);
 
 /* ---- memory (device pointers are CUdeviceptr values) ---- */
+MMART_API
 mmart_status mmart_alloc(mmart_ctx *ctx, size_t bytes, uint64_t *dptr);
 /* 0 is ignored. */
+MMART_API
 mmart_status mmart_free(mmart_ctx *ctx, uint64_t dptr);
+MMART_API
 mmart_status mmart_copy_to_device(mmart_ctx *ctx, uint64_t dst,
 				  const void *src, size_t bytes);
+MMART_API
 mmart_status mmart_copy_to_host(mmart_ctx *ctx, void *dst, uint64_t src,
 				size_t bytes);
+MMART_API
 mmart_status mmart_memset8(mmart_ctx *ctx, uint64_t dst, uint8_t value,
 			   size_t bytes);
 
 /* ---- launches (on the default stream) ---- */
 /* params: one pointer per kernel parameter, pointing at its value, as for
  * cuLaunchKernel.  Launch failures may only show at mmart_sync(). */
+MMART_API
 mmart_status mmart_launch(mmart_ctx *ctx, void *fn, const unsigned grid[3],
 			  const unsigned block[3], unsigned smem_bytes,
 			  void **params);
 /* Waits for all work in ctx; reports asynchronous kernel errors. */
+MMART_API
 mmart_status mmart_sync(mmart_ctx *ctx);
 /* Launches `reps` (>= 1) times back to back between two events, waits,
  * and gives the mean time of one launch in milliseconds. */
+MMART_API
 mmart_status mmart_time_launch(mmart_ctx *ctx, void *fn,
 			       const unsigned grid[3], const unsigned block[3],
 			       unsigned smem_bytes, void **params, int reps,
@@ -136,11 +169,13 @@ typedef mmart_status (*mmart_compile_fn)(void *user, const char *ptx,
  * be stored (directory not creatable or not writable) the built cubin is
  * still returned with MMART_OK and *hit = MMART_CACHE_BYPASS: the cache only
  * saves time.  *cubin is freed with mmart_host_free(); hit may be NULL. */
+MMART_API
 mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 				      const char *keyextra,
 				      mmart_compile_fn compile, void *user,
 				      void **cubin, size_t *size, int *hit);
 /* The directory the cache uses by default (see Environment), into buf. */
+MMART_API
 mmart_status mmart_cache_default_dir(char *buf, size_t n);
 
 /* ---- streams and events ---- */
@@ -150,34 +185,45 @@ mmart_status mmart_cache_default_dir(char *buf, size_t n);
 typedef struct mmart_stream mmart_stream;
 /* A non-blocking stream (CU_STREAM_NON_BLOCKING: no implicit
  * synchronisation with the default stream). */
+MMART_API
 mmart_status mmart_stream_create(mmart_ctx *ctx, mmart_stream **out);
 /* Frees the stream once its queued work is done; NULL is ignored. */
+MMART_API
 mmart_status mmart_stream_destroy(mmart_ctx *ctx, mmart_stream *stream);
 /* Waits for the stream's work; reports asynchronous kernel errors. */
+MMART_API
 mmart_status mmart_stream_sync(mmart_ctx *ctx, mmart_stream *stream);
 /* The CUstream, for other libraries (cuBLASLt); NULL for NULL. */
+MMART_API
 void *mmart_stream_handle(mmart_stream *stream);
 
 /* A timing event (CU_EVENT_DEFAULT). */
 typedef struct mmart_event mmart_event;
+MMART_API
 mmart_status mmart_event_create(mmart_ctx *ctx, mmart_event **out);
 /* NULL is ignored. */
+MMART_API
 mmart_status mmart_event_destroy(mmart_ctx *ctx, mmart_event *event);
+MMART_API
 mmart_status mmart_event_record(mmart_ctx *ctx, mmart_event *event,
 				mmart_stream *stream);
 /* Waits for `end`, then gives the time from `start` to `end` in
  * milliseconds (both recorded). */
+MMART_API
 mmart_status mmart_event_elapsed_ms(mmart_ctx *ctx, mmart_event *start,
 				    mmart_event *end, float *ms);
 
 /* Asynchronous copies and memset on a stream: host buffers must stay valid
  * (and unchanged) until the stream has done them; pageable host memory
  * makes the driver stage the copy. */
+MMART_API
 mmart_status mmart_copy_to_device_async(mmart_ctx *ctx, uint64_t dst,
 					const void *src, size_t bytes,
 					mmart_stream *stream);
+MMART_API
 mmart_status mmart_copy_to_host_async(mmart_ctx *ctx, void *dst, uint64_t src,
 				      size_t bytes, mmart_stream *stream);
+MMART_API
 mmart_status mmart_memset8_async(mmart_ctx *ctx, uint64_t dst, uint8_t value,
 				 size_t bytes, mmart_stream *stream);
 
@@ -196,16 +242,19 @@ typedef struct mmart_launch_config {
 
 /* Checks a configuration without launching (what mmart_launch_ex checks
  * before it touches the driver). */
+MMART_API
 mmart_status mmart_launch_config_check(const mmart_launch_config *cfg);
 /* Launches fn (cuLaunchKernelEx) with params as for mmart_launch().  The
  * configuration is checked first, before ctx and fn.  Needs a CUDA 11.8
  * driver (MMART_DRIVER_TOO_OLD). */
+MMART_API
 mmart_status mmart_launch_ex(mmart_ctx *ctx, void *fn,
 			     const mmart_launch_config *cfg, void **params);
 /* Lets fn use up to `bytes` of dynamic shared memory per block
  * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); `bytes` plus fn's
  * static shared memory must fit the device's opt-in maximum per block
  * (227 KB on sm_90), or MMART_INVALID_ARGUMENT says how much fits. */
+MMART_API
 mmart_status mmart_func_set_max_dynamic_smem(mmart_ctx *ctx, void *fn,
 					     unsigned bytes);
 
@@ -296,16 +345,19 @@ typedef struct mmart_tensor_map {
 } mmart_tensor_map;
 
 /* Size in bytes of one element of dtype; 0 when dtype is not one. */
+MMART_API
 unsigned mmart_tensor_dtype_size(mmart_tensor_dtype dtype);
 /* Checks desc against the rules of cuTensorMapEncodeTiled without the
  * driver; a failure is MMART_INVALID_ARGUMENT with one line that names the
  * operand (`name`, e.g. "A"; NULL: "tensor"), the rule and the nearest
  * legal value. */
+MMART_API
 mmart_status mmart_tensor_desc_check(const char *name,
 				     const mmart_tensor_desc *desc);
 /* Checks desc as above, then (ctx needed from here on) encodes it into
  * *out, which must be 64-byte aligned.  Needs a CUDA 12.0 driver
  * (MMART_DRIVER_TOO_OLD) and an sm_90+ device. */
+MMART_API
 mmart_status mmart_tensor_map_encode(mmart_ctx *ctx, const char *name,
 				     const mmart_tensor_desc *desc,
 				     mmart_tensor_map *out);
