@@ -11,7 +11,6 @@
 #include "mmart.h"
 #include "run.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,23 +54,10 @@ static double now_ms(void)
  * yet, so it is asked of the driver libmmart loaded, about the context
  * libmmart made current.  0 when that fails: rg_grid then launches one
  * cluster per work unit, which the kernel handles just as well. */
-static unsigned device_sms(void)
+static unsigned device_sms(mmart_ctx *ctx)
 {
-	const char *name = getenv("MMAGEN_LIBCUDA");
-	void *lib = dlopen(name && *name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	int (*get_device)(int *);
-	int (*get_attr)(int *, int, int);
-	int dev, sms = 0;
-
-	if (!lib)
-		return 0;
-	*(void **)&get_device = dlsym(lib, "cuCtxGetDevice");
-	*(void **)&get_attr = dlsym(lib, "cuDeviceGetAttribute");
-	if (!get_device || !get_attr || get_device(&dev) ||
-	    get_attr(&sms, 16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, dev))
-		sms = 0;
-	dlclose(lib);
-	return sms > 0 ? (unsigned)sms : 0;
+	int sms = 0;
+	return mmart_device_sms(ctx, &sms) || sms <= 0 ? 0 : (unsigned)sms;
 }
 
 /* ---- one set of device operands and its launch ---- */
@@ -614,7 +600,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	if (prepare_kernel(&g, &r))
 		goto out;
 	g.cfg = (mmart_launch_config){
-		.grid = { rg_grid(device_sms(), d.p.m, d.p.n, g.info.tile_m, g.info.tile_n,
+		.grid = { rg_grid(device_sms(g.ctx), d.p.m, d.p.n, g.info.tile_m, g.info.tile_n,
 				  g.info.cluster[0]), 1, 1 },
 		.block = { g.info.block[0], g.info.block[1], g.info.block[2] },
 		.cluster = { g.info.cluster[0], g.info.cluster[1], g.info.cluster[2] },

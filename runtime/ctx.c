@@ -53,6 +53,9 @@ static mmart_status query(mmart_ctx *c)
 	if (!res)
 		res = cu.cuDeviceGetAttribute(&c->cc_minor,
 			CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev);
+	if (!res)
+		res = cu.cuDeviceGetAttribute(&c->sms,
+			CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
 	if (res)
 		return mmart_cu_error("cuDeviceGetAttribute", res, NULL);
 	res = cu.cuDeviceGetName(c->name, (int)sizeof c->name, c->dev);
@@ -133,6 +136,15 @@ void mmart_close(mmart_ctx *ctx)
 	cu.cuDevicePrimaryCtxRelease(ctx->dev);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
+}
+
+mmart_status mmart_device_sms(mmart_ctx *ctx, int *sms)
+{
+	if (!ctx || !sms)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_device_sms: ctx and sms must not be NULL");
+	*sms = ctx->sms;
+	return MMART_OK;
 }
 
 mmart_status mmart_device_info(mmart_ctx *ctx, int *cc_major, int *cc_minor,

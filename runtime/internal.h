@@ -101,6 +101,7 @@ struct mmart_ctx {
 	CUdevice dev;
 	CUcontext cu;
 	int cc_major, cc_minor;
+	int sms;                /* multiprocessors */
 	char name[256];
 	pthread_mutex_t lock;   /* guards modules */
 	struct mmart_module *modules;

@@ -97,6 +97,10 @@ mmart_status mmart_open(int device, mmart_ctx **out);
  * memory from mmart_alloc() must be freed before.  NULL is ignored. */
 MMART_API
 void mmart_close(mmart_ctx *ctx);
+/* The device's number of multiprocessors (persistent kernels size their
+ * grid by it). */
+MMART_API
+mmart_status mmart_device_sms(mmart_ctx *ctx, int *sms);
 /* Compute capability and name (name may be NULL; n includes the NUL). */
 MMART_API
 mmart_status mmart_device_info(mmart_ctx *ctx, int *cc_major, int *cc_minor,
