@@ -90,6 +90,16 @@ static mmart_tensor_dtype tensor_dtype(mmagen_type t)
 
 /* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
  * and swizzle from mmagen_gemm_info, out-of-bounds elements zero. */
+/* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
+ * alignment is not enough. */
+static struct dev_set *alloc_sets(unsigned n)
+{
+	struct dev_set *s = aligned_alloc(_Alignof(struct dev_set), n * sizeof *s);
+	if (s)
+		memset(s, 0, n * sizeof *s);
+	return s;
+}
+
 static int encode_maps(struct gpu *g, struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
@@ -183,7 +193,7 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad)
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
 	}
-	if (!(g->sets = calloc(1, sizeof *g->sets))) {
+	if (!(g->sets = alloc_sets(1))) {
 		free(back);
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
@@ -467,7 +477,7 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 		sets = 2;
 	if (sets > MAX_SETS)
 		sets = MAX_SETS;
-	if (!(g->sets = calloc(sets, sizeof *g->sets))) {
+	if (!(g->sets = alloc_sets(sets))) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
 	}
