@@ -139,23 +139,20 @@ static kreg param_reg(const mmagen_tile_info *ti, const kreg *g, const char *nam
 	return g[p - ti->params];
 }
 
-/* The comment lines at the top and the module header. */
+/* The comment lines at the top (the shapes of the manifest's inputs) and
+ * the module header. */
 static void emit_banner(struct kb *kb, const mmagen_form *f, int t,
 			const mmagen_tile_info *ti)
 {
-	static const char *const shape_slot[] = { "a_shape", "b_shape", "c_shape" };
-	static const char *const scale_params[] = { "SA", "SB" };
-	static const char *const scale_slot[] = { "sa_shape", "sb_shape" };
+	static const char *const params[] = { "A", "B", "C", "SA", "SB" };
+	static const char *const slots[] = { "a_shape", "b_shape", "c_shape", "sa_shape",
+					     "sb_shape" };
 	char op[256];
 
 	kb_set(kb, "opcode", "$s", mmagen_form_opcode(f, op, sizeof op));
-	for (int p = 0; p < 3; p++) {
-		const mmagen_tile_param *tp = tile_param(ti, names[p]);
-		kb_set(kb, shape_slot[p], "$ux$u", tp->rows, tp->cols);
-	}
-	for (int i = 0; i < 2; i++) {
-		const mmagen_tile_param *tp = tile_param(ti, scale_params[i]);
-		kb_set(kb, scale_slot[i], "$ux$u", tp->rows, tp->cols);
+	for (int i = 0; i < 5; i++) {
+		const mmagen_tile_param *p = tile_param(ti, params[i]);
+		kb_set(kb, slots[i], "$ux$u", p->rows, p->cols);
 	}
 	kb_at(kb, "header");
 	emit_header(kb_buf(kb), t, mmagen_form_min_ptx(f, t));
