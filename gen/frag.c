@@ -208,3 +208,63 @@ void frag_place(struct kb *kb, kreg words, unsigned bit, unsigned bits, kreg v)
 		ke(kb, "\tshr.b32 $r, $r, $u;\n\tor.b32 $r, $r, $r;\n", t, v, 32 - s, w1, w1, t);
 	}
 }
+
+void frag_table_words(struct kb *kb, const char *sym, const uint32_t *v, unsigned n)
+{
+	ke(kb, ".const .align 4 .u32 $s[$u] = {", sym, n);
+	for (unsigned i = 0; i < n; i++)
+		ke(kb, "$s$s$x", i ? "," : "", i % 8 ? " " : "\n\t", v[i]);
+	ke(kb, "\n};\n");
+}
+
+/* Bits of a register of class c, for "mov.b<bits> r, 0". */
+static unsigned class_bits(enum kclass c)
+{
+	static const uint8_t bits[K_NCLASS] = {
+		[K_B16] = 16, [K_B32] = 32, [K_F32] = 32, [K_B64] = 64, [K_F64] = 64,
+	};
+	assert(bits[c]);
+	return bits[c];
+}
+
+/* Put element e (w bits, loaded into v from the byte at bit offset `bit`)
+ * into its place in d: the packing step of frag_load, with sh scratch. */
+static void pack_elem(struct kb *kb, unsigned w, unsigned e, kreg bit, kreg v, kreg sh,
+		      kreg d)
+{
+	if (w < 8)   /* sub-byte: shift the element down, mask it */
+		ke(kb, "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n\tand.b32 $r, $r, $u;\n",
+		   sh, bit, v, v, sh, v, v, (1u << w) - 1);
+	if (e)
+		ke(kb, "\tshl.b32 $r, $r, $u;\n", v, v, e * w);
+	ke(kb, "\tor.b32 $r, $r, $r;\n", d, d, v);
+}
+
+void frag_load_holes(struct kb *kb, const struct frag_io *io, kreg dst)
+{
+	unsigned w = io->bits;
+	kreg tb = table_row(kb, io), p = kb_reg(kb, K_PRED);
+	kreg idx = kb_reg(kb, K_B32), bit = kb_reg(kb, K_B32), v = kb_reg(kb, K_B32);
+	kreg sh = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16), addr = kb_reg(kb, K_B64);
+
+	/* io->off would hide the holes: elem_addr adds it before the test */
+	assert(dst.n == io->regs && (io->elems == 1 || w <= 16) && !io->off.n);
+	for (unsigned r = 0; r < io->regs; r++) {
+		kreg d = kr_at(dst, r);
+		ke(kb, "\tmov.b$u $r, 0;\n", class_bits((enum kclass)d.cls), d);
+		for (unsigned e = 0; e < io->elems; e++) {
+			/* the address of a hole is garbage, but never read */
+			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
+			ke(kb, "\tsetp.ne.u32 $r, $r, $x;\n", p, idx, FRAG_NONE);
+			if (io->elems == 1) {
+				ke(kb, "\t@$r ld.global.$s $r, [$r];\n", p, class_ptx[d.cls],
+				   d, addr);
+				continue;
+			}
+			ke(kb, "\tmov.u16 $r, 0;\n\t@$r ld.global.$s $r, [$r];\n"
+			       "\tcvt.u32.u16 $r, $r;\n",
+			   h, p, w == 16 ? "u16" : "u8", h, addr, v, h);
+			pack_elem(kb, w, e, bit, v, sh, d);
+		}
+	}
+}

@@ -41,6 +41,21 @@ void frag_load(struct kb *kb, const struct frag_io *io, kreg dst);
  * elements are 16-bit halves (f16x2, bf16x2). */
 void frag_store(struct kb *kb, const struct frag_io *io, kreg src, kreg pred);
 
+/* A table entry that names no element: frag_load_holes reads nothing
+ * there and leaves the element 0. */
+#define FRAG_NONE 0xFFFFFFFFu
+
+/* Append `.const .align 4 .u32 sym[n]` holding v, in hex, eight a line:
+ * for tables worked out whole in C rather than per entry (SM120's scale
+ * tables, which are inverse maps with FRAG_NONE holes). */
+void frag_table_words(struct kb *kb, const char *sym, const uint32_t *v, unsigned n);
+
+/* frag_load through a table with FRAG_NONE holes: a hole loads nothing
+ * and its element stays 0 (the scale bytes a block-scaled instruction
+ * does not read).  Elements of < 32 bits are packed as by frag_load;
+ * io->off must be none. */
+void frag_load_holes(struct kb *kb, const struct frag_io *io, kreg dst);
+
 /* Load global pointer parameter `param` into a fresh b64 register,
  * converted to a global address. */
 kreg frag_param_ptr(struct kb *kb, const char *param);

@@ -1,32 +1,41 @@
 /* kernel_sm120.c - one-tile kernels for block-scaled mma.sync (sm_120a):
- * kinds mxf8f6f4, mxf4 and mxf4nvf4, dense and .sp::ordered_metadata.
+ * kinds mxf8f6f4, mxf4 and mxf4nvf4, dense and .sp::ordered_metadata
+ * (templates/sm120_tile.ptx.in).
  *
- * The same design as kernel_tile.c: a warp loads every fragment element
+ * The same design as kernel_mma.c: a warp loads every fragment element
  * through a .const table [lane][reg][elem] -> row-major index, built from
  * the fragment layouts (layout.c), runs one instruction and stores D.  The
  * block scales come the same way: table [lane][byte] -> index into SA
- * (M x S) or SB (S x N), or NONE for the bytes and lanes the instruction
- * does not read (they stay 0), built from mmagen_scale_pos (formats.c) for
- * the selectors the instruction carries.
+ * (M x S) or SB (S x N), or FRAG_NONE for the bytes and lanes the
+ * instruction does not read (they stay 0), built from mmagen_scale_pos
+ * (formats.c) for the selectors the instruction carries.
  *
- * Memory format (row-major, packed little-endian as in kernel_tile.c):
+ * Memory format (row-major, packed little-endian as in kernel_mma.c):
  * A and B in their register containers -- 8 bits for kind::mxf8f6f4 (FP6 in
  * bits 0..5, e2m1 in bits 2..5), 4 bits for mxf4/mxf4nvf4; C and D f32;
  * sparse A is the compressed M x K/2 with E one metadata u32 per lane; SA
  * and SB one scale byte each (ue8m0 or ue4m3).  S = mmagen_scale_vec(f).
  */
-#include "kernel_legacy.h"
+#include "kernel.h"
 
+#include <assert.h>
 #include <string.h>
 
-#define NONE 0xFFFFFFFFu
+static const char *const names[] = { "A", "B", "C", "D" };
+static const char *const tables[] = { "mmagen_ta", "mmagen_tb", "mmagen_tc", "mmagen_td" };
+static const char *const operands[] = { "a", "b", "c", "d" };
 
-enum { P_A, P_B, P_C, P_D };
-
-static mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opts *o,
-			      mmagen_tile_info *ti)
+static mmagen_status frags(const mmagen_form *f, mmagen_frag fr[4])
 {
-	static const char *const names[] = { "A", "B", "C", "D" };
+	mmagen_status s = MMAGEN_OK;
+	for (int o = 0; o < 4 && !s; o++)
+		s = mmagen_frag_info(f, o, &fr[o]);
+	return s;
+}
+
+static mmagen_status sm120_info(const mmagen_form *f, const mmagen_tile_opts *o,
+				mmagen_tile_info *ti)
+{
 	unsigned sv = mmagen_scale_vec(f);
 	mmagen_frag fr[4];
 	mmagen_status s;
@@ -40,48 +49,26 @@ static mmagen_status tile_info_sm120(const mmagen_form *f, const mmagen_tile_opt
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"sparse block-scaled tiles need 7 kernel parameters; mmagen_tile_info holds %u",
 			(unsigned)ARRAY_SIZE(ti->params));
-	for (int p = 0; p < 4; p++)
-		if ((s = mmagen_frag_info(f, p, &fr[p])))
-			return s;
-	memset(ti, 0, sizeof *ti);
-	ti->kernel = "mmagen_tile";
-	ti->block[0] = 32;
-	ti->block[1] = ti->block[2] = 1;
-	ti->grid[0] = ti->grid[1] = ti->grid[2] = 1;
-	ti->m = f->m;
-	ti->n = f->n;
-	ti->k = f->k;
+	if ((s = frags(f, fr)))
+		return s;
+	tile_info_init(ti, f, 32);
+	/* memory width: A and B in their register containers, C and D f32 */
 	const uint8_t types[] = { f->a, f->b, f->c, f->d };
 	for (int p = 0; p < 4; p++) {
-		unsigned bits = p < P_C ? fr[p].elem_bits : mmagen_type_bits(types[p]);
-		tile_add_param(ti, names[p], fr[p].rows, fr[p].cols,
-			  bits, types[p], p == P_D);
+		unsigned bits = p < 2 ? fr[p].elem_bits : mmagen_type_bits(types[p]);
+		tile_add_param(ti, names[p], fr[p].rows, fr[p].cols, bits, types[p], p == 3);
 	}
-	if (f->sparse)
+	if (f->sparse)   /* one metadata register per lane */
 		tile_add_param(ti, "E", 1, 32, 32, 0, 0);
 	tile_add_param(ti, "SA", f->m, sv, 8, f->stype, 0);
 	tile_add_param(ti, "SB", sv, f->n, 8, f->stype, 0);
 	return MMAGEN_OK;
 }
 
-/* ---- tables ---- */
-
-/* The byte/thread selectors the instruction carries for A or B. */
-static void selectors(const struct instr *in, int operand, unsigned *byte_id,
-		      unsigned *thread_id)
-{
-	const char *want = operand == MMAGEN_OPND_A ? "ida" : "idb";
-
-	*byte_id = *thread_id = 0;
-	for (int i = 0; i < in->nops; i++)
-		if (!strcmp(in->op[i].name, want)) {
-			*byte_id = (unsigned)in->op[i].imm[0];
-			*thread_id = (unsigned)in->op[i].imm[1];
-		}
-}
+/* ---- scale tables ---- */
 
 /* Scale table of A or B: tab[lane * 4 + byte] = row-major index into SA /
- * SB, or NONE.  Fails if two scales would share a byte. */
+ * SB, or FRAG_NONE.  Fails if two scales would share a byte. */
 static mmagen_status scale_table(const mmagen_form *f, int operand,
 				 unsigned byte_id, unsigned thread_id, uint32_t tab[128])
 {
@@ -90,7 +77,7 @@ static mmagen_status scale_table(const mmagen_form *f, int operand,
 	unsigned cols = operand == MMAGEN_OPND_A ? sv : f->n;
 
 	for (unsigned i = 0; i < 128; i++)
-		tab[i] = NONE;
+		tab[i] = FRAG_NONE;
 	for (unsigned r = 0; r < rows; r++)
 		for (unsigned c = 0; c < cols; c++) {
 			unsigned lane, byte;
@@ -98,7 +85,7 @@ static mmagen_status scale_table(const mmagen_form *f, int operand,
 							   r, c, &lane, &byte);
 			if (s)
 				return s;
-			if (tab[lane * 4 + byte] != NONE)
+			if (tab[lane * 4 + byte] != FRAG_NONE)
 				return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 					"scale layout: two scales in lane %u byte %u", lane, byte);
 			tab[lane * 4 + byte] = r * cols + c;
@@ -106,147 +93,157 @@ static mmagen_status scale_table(const mmagen_form *f, int operand,
 	return MMAGEN_OK;
 }
 
-static mmagen_status emit_scale_table(struct buf *b, const mmagen_form *f,
-				      const struct instr *in, int operand,
-				      const char *name)
+/* The scale table of A or B into the current slot, for the byte/thread
+ * selectors ({byte-id, thread-id}) the instruction carries. */
+static mmagen_status emit_scale_table(struct kb *kb, const mmagen_form *f, struct instr *in,
+				      int operand, const char *sym)
 {
+	int is_a = operand == MMAGEN_OPND_A;
+	const struct operand *id = tile_find_op(in, is_a ? "ida" : "idb");
+	unsigned byte_id = id ? (unsigned)id->imm[0] : 0;
+	unsigned thread_id = id ? (unsigned)id->imm[1] : 0;
 	uint32_t tab[128];
-	unsigned byte_id, thread_id;
 	mmagen_status s;
 
-	selectors(in, operand, &byte_id, &thread_id);
 	if ((s = scale_table(f, operand, byte_id, thread_id, tab)))
 		return s;
-	emitf(b, "// scale-$s-data: byte $u.., thread-id $u; $x = not read\n",
-	      operand == MMAGEN_OPND_A ? "a" : "b", byte_id, thread_id, NONE);
-	emitf(b, ".const .align 4 .u32 $s[128] = {", name);
-	for (unsigned i = 0; i < 128; i++)
-		emitf(b, "$s$s$x", i ? "," : "", i % 8 ? " " : "\n\t", tab[i]);
-	buf_puts(b, "\n};\n");
+	ke(kb, "// scale-$s-data: byte $u.., thread-id $u; $x = not read\n",
+	   is_a ? "a" : "b", byte_id, thread_id, FRAG_NONE);
+	frag_table_words(kb, sym, tab, 128);
 	return MMAGEN_OK;
 }
 
-/* ---- loads and stores ---- */
-
-/* %tb = table + lane * stride */
-static void table_row(struct buf *b, const char *tab, unsigned stride)
+/* Every .const table into slot "tables": A, B, C, D, then the scales. */
+static mmagen_status emit_tables(struct kb *kb, const mmagen_form *f, struct instr *in,
+				 const mmagen_frag fr[4])
 {
-	emitf(b, "\tmul.lo.u32 %t0, %lane, $u;\n\tcvt.u64.u32 %x0, %t0;\n"
-		 "\tmov.u64 %tb, $s;\n\tadd.u64 %tb, %tb, %x0;\n", stride, tab);
-}
+	mmagen_status s = MMAGEN_OK;
 
-/* A scale register: byte j of lane l is scales[tab[l][j]], or 0 for NONE. */
-static void emit_scale_load(struct buf *b, const char *reg, const char *tab,
-			    const char *g)
-{
-	emitf(b, "\t// $s\n", reg);
-	table_row(b, tab, 16);
-	emitf(b, "\tmov.b32 %r$s, 0;\n", reg);
-	for (unsigned j = 0; j < 4; j++) {
-		emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tsetp.ne.u32 %pld, %t0, $x;\n"
-			 "\tcvt.u64.u32 %x0, %t0;\n\tadd.u64 %x0, %$s, %x0;\n"
-			 "\tmov.u16 %h0, 0;\n\t@%pld ld.global.u8 %h0, [%x0];\n"
-			 "\tcvt.u32.u16 %t3, %h0;\n", j * 4, NONE, g);
-		if (j)
-			emitf(b, "\tshl.b32 %t3, %t3, $u;\n", j * 8);
-		emitf(b, "\tor.b32 %r$s, %r$s, %t3;\n", reg, reg);
-	}
+	kb_at(kb, "tables");
+	for (int p = 0; p < 4 && !s; p++)
+		s = frag_table_form(kb, tables[p], f, p, &fr[p]);
+	if (!s)
+		s = emit_scale_table(kb, f, in, MMAGEN_OPND_A, "mmagen_tsa");
+	if (!s)
+		s = emit_scale_table(kb, f, in, MMAGEN_OPND_B, "mmagen_tsb");
+	return s;
 }
 
 /* ---- the kernel ---- */
 
-/* "SA" -> "sa": the parameter (p<name>) and its address register (%g<name>). */
-static const char *lower(const char *name, char out[4])
+/* The global address of parameter `name`: g as tile_entry_params filled it. */
+static kreg param_reg(const mmagen_tile_info *ti, const kreg *g, const char *name)
 {
-	int i = 0;
-
-	for (; name[i] && i < 3; i++)
-		out[i] = (char)(name[i] - 'A' + 'a');
-	out[i] = 0;
-	return out;
+	const mmagen_tile_param *p = tile_param(ti, name);
+	assert(p);
+	return g[p - ti->params];
 }
 
-/* Entry parameters in manifest order, loaded and made global. */
-static void emit_entry(struct buf *b, const mmagen_tile_info *ti)
+/* The comment lines at the top (the shapes of the manifest's inputs) and
+ * the module header. */
+static void emit_banner(struct kb *kb, const mmagen_form *f, int t,
+			const mmagen_tile_info *ti)
 {
-	char n[4];
-
-	buf_puts(b, "\n.visible .entry mmagen_tile(");
-	for (unsigned p = 0; p < ti->nparams; p++)
-		emitf(b, "$s\n\t.param .u64 p$s", p ? "," : "", lower(ti->params[p].name, n));
-	buf_puts(b, ")\n{\n\t.reg .b64 %ga, %gb, %gc, %gd, %ge, %gsa, %gsb, %tb, %x0;\n"
-		     "\t.reg .b32 %lane, %ql, %t<4>;\n\t.reg .b16 %h<2>;\n\t.reg .pred %pld, %pst;\n");
-}
-
-static void emit_params(struct buf *b, const mmagen_tile_info *ti)
-{
-	char n[4];
-
-	for (unsigned p = 0; p < ti->nparams; p++) {
-		lower(ti->params[p].name, n);
-		emitf(b, "\tld.param.u64 %g$s, [p$s];\n\tcvta.to.global.u64 %g$s, %g$s;\n",
-		      n, n, n, n);
-	}
-	buf_puts(b, "\tmov.u32 %lane, %tid.x;\n\tmov.u32 %ql, %lane;\n\tsetp.eq.u32 %pst, 0, 0;\n");
-}
-
-static mmagen_status tile_emit_sm120(const mmagen_form *f, int t,
-			      const mmagen_tile_opts *o, struct buf *b)
-{
-	mmagen_tile_info ti;
-	mmagen_frag fr[4];
-	struct instr in;
-	mmagen_status s;
+	static const char *const params[] = { "A", "B", "C", "SA", "SB" };
+	static const char *const slots[] = { "a_shape", "b_shape", "c_shape", "sa_shape",
+					     "sb_shape" };
 	char op[256];
 
-	if ((s = tile_info_sm120(f, o, &ti)))
-		return s;
-	for (int p = 0; p < 4; p++)
-		if ((s = mmagen_frag_info(f, p, &fr[p])))
-			return s;
-	instr_of(f, &in);
-	emitf(b, "//\n// Generated by mmagen: one-tile kernel for\n//   $s\n"
-		 "// A $ux$u, B $ux$u, C/D $ux$u row-major; SA $ux$u, SB $ux$u; one warp.\n//\n",
-	      mmagen_form_opcode(f, op, sizeof op), ti.params[P_A].rows, ti.params[P_A].cols,
-	      ti.params[P_B].rows, ti.params[P_B].cols, ti.params[P_C].rows,
-	      ti.params[P_C].cols, (unsigned)f->m, mmagen_scale_vec(f),
-	      mmagen_scale_vec(f), (unsigned)f->n);
-	emit_header(b, t, mmagen_form_min_ptx(f, t));
-	buf_puts(b, "\n");
-	if ((s = tile_emit_table(b, f, MMAGEN_OPND_A, &fr[P_A], "mmagen_ta")) ||
-	    (s = tile_emit_table(b, f, MMAGEN_OPND_B, &fr[P_B], "mmagen_tb")) ||
-	    (s = tile_emit_table(b, f, MMAGEN_OPND_C, &fr[P_C], "mmagen_tc")) ||
-	    (s = tile_emit_table(b, f, MMAGEN_OPND_D, &fr[P_D], "mmagen_td")) ||
-	    (s = emit_scale_table(b, f, &in, MMAGEN_OPND_A, "mmagen_tsa")) ||
-	    (s = emit_scale_table(b, f, &in, MMAGEN_OPND_B, "mmagen_tsb")))
-		return s;
-	emit_entry(b, &ti);
-	emit_regs(b, &in);
-	emit_params(b, &ti);
-	tile_emit_load(b, legacy_find_op(&in, "a"), &fr[P_A], ti.params[P_A].elem_bits, "mmagen_ta", "ga");
-	tile_emit_load(b, legacy_find_op(&in, "b"), &fr[P_B], ti.params[P_B].elem_bits, "mmagen_tb", "gb");
-	tile_emit_load(b, legacy_find_op(&in, "c"), &fr[P_C], ti.params[P_C].elem_bits, "mmagen_tc", "gc");
-	if (f->sparse)
-		buf_puts(b, "\t// E: this lane's metadata register\n"
-			     "\tmul.wide.u32 %x0, %lane, 4;\n\tadd.u64 %x0, %ge, %x0;\n"
-			     "\tld.global.b32 %re, [%x0];\n");
-	emit_scale_load(b, "sa", "mmagen_tsa", "gsa");
-	emit_scale_load(b, "sb", "mmagen_tsb", "gsb");
-	emit_instruction(b, f, &in);
-	tile_emit_store(b, legacy_find_op(&in, "d"), &fr[P_D], ti.params[P_D].elem_bits, "mmagen_td");
-	buf_puts(b, "\tret;\n}\n");
-	return MMAGEN_OK;
+	kb_set(kb, "opcode", "$s", mmagen_form_opcode(f, op, sizeof op));
+	for (int i = 0; i < 5; i++) {
+		const mmagen_tile_param *p = tile_param(ti, params[i]);
+		kb_set(kb, slots[i], "$ux$u", p->rows, p->cols);
+	}
+	kb_at(kb, "header");
+	emit_header(kb_buf(kb), t, mmagen_form_min_ptx(f, t));
 }
 
-static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
-				  const mmagen_tile_info *ti, struct buf *out)
+/* The scale registers: one byte per selected scale, packed from byte 0. */
+static void emit_scale_loads(struct kb *kb, struct instr *in, const mmagen_tile_info *ti,
+			     const kreg *g, kreg lane)
 {
-	(void)ti;
-	return tile_emit_sm120(f, t, o, out);
+	static const char *const params[] = { "SA", "SB" };
+	static const char *const syms[] = { "mmagen_tsa", "mmagen_tsb" };
+	static const char *const ops[] = { "sa", "sb" };
+
+	kb_at(kb, "scales");
+	for (int i = 0; i < 2; i++) {
+		struct frag_io io = { syms[i], 1, 4, 8, param_reg(ti, g, params[i]), lane,
+				      { 0, 0, 0 } };
+		ke(kb, "\t// $s\n", ops[i]);
+		frag_load_holes(kb, &io, tile_find_op(in, ops[i])->reg);
+	}
+}
+
+/* A, B and C into their fragment registers (slot "load"), and the
+ * template's sparse branch: E, one metadata register per lane. */
+static void emit_loads(struct kb *kb, const mmagen_form *f, struct instr *in,
+		       const mmagen_tile_info *ti, const mmagen_frag fr[4], const kreg *g,
+		       kreg lane)
+{
+	kb_flag(kb, "sparse", f->sparse);
+	if (f->sparse) {
+		kb_slot_reg(kb, "x", K_B64);
+		kb_set(kb, "ge", "$r", param_reg(ti, g, "E"));
+		kb_set(kb, "e", "$r", tile_find_op(in, "e")->reg);
+	}
+	kb_at(kb, "load");
+	for (int p = 0; p < 3; p++) {
+		struct frag_io io = { tables[p], fr[p].regs, fr[p].elems,
+				      tile_param(ti, names[p])->elem_bits,
+				      param_reg(ti, g, names[p]), lane, { 0, 0, 0 } };
+		ke(kb, "\t// $s\n", operands[p]);
+		frag_load(kb, &io, tile_find_op(in, operands[p])->reg);
+	}
+}
+
+/* D back to memory (slot "store"): every lane holds its own part of D, so
+ * no lane is masked. */
+static void emit_store(struct kb *kb, struct instr *in, const mmagen_tile_info *ti,
+		       const mmagen_frag *fd, const kreg *g, kreg lane)
+{
+	struct frag_io io = { tables[3], fd->regs, fd->elems, tile_param(ti, "D")->elem_bits,
+			      param_reg(ti, g, "D"), lane, { 0, 0, 0 } };
+	const kreg all = { 0, 0, 0 };
+
+	kb_at(kb, "store");
+	ke(kb, "\t// D\n");
+	frag_store(kb, &io, tile_find_op(in, "d")->reg, all);
+}
+
+static mmagen_status sm120_emit(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+				const mmagen_tile_info *ti, struct buf *out)
+{
+	mmagen_frag fr[4];
+	struct instr in;
+	struct kb kb;
+	kreg g[ARRAY_SIZE(ti->params)];
+	mmagen_status s;
+
+	(void)o;
+	if ((s = frags(f, fr)))
+		return s;
+	kb_init(&kb, "sm120_tile");
+	instr_of(f, &in);
+	kb_bind(&kb, &in);
+	emit_banner(&kb, f, t, ti);
+	if ((s = emit_tables(&kb, f, &in, fr))) {
+		kb_free(&kb);
+		return s;
+	}
+	kb_at(&kb, "pointers");
+	tile_entry_params(&kb, ti, g);
+	kreg lane = kb_slot_reg(&kb, "lane", K_B32);
+	emit_loads(&kb, f, &in, ti, fr, g, lane);
+	emit_scale_loads(&kb, &in, ti, g, lane);
+	kb_at(&kb, "mma");
+	emit_instruction(kb_buf(&kb), f, &in);
+	emit_store(&kb, &in, ti, &fr[3], g, lane);
+	return kb_render(&kb, out);
 }
 
 const struct tile_gen tile_gen_sm120 = {
-	.info = tile_info_sm120,
-	.emit = emit_adapter,
+	.info = sm120_info,
+	.emit = sm120_emit,
 	.meta_layout = "metadata register per lane (32)",
 };
