@@ -14,6 +14,12 @@ int cublaslt_dtype(mmagen_type t)
 	case MMAGEN_BF16: return LT_CUDA_R_16BF;
 	case MMAGEN_F16:  return LT_CUDA_R_16F;
 	case MMAGEN_F32:  return LT_CUDA_R_32F;
+	case MMAGEN_TF32: return LT_CUDA_R_32F;
+	case MMAGEN_E4M3: return LT_CUDA_R_8F_E4M3;
+	case MMAGEN_E5M2: return LT_CUDA_R_8F_E5M2;
+	case MMAGEN_S8:   return LT_CUDA_R_8I;
+	case MMAGEN_U8:   return LT_CUDA_R_8U;
+	case MMAGEN_S32:  return LT_CUDA_R_32I;
 	default:          return -1;
 	}
 }

@@ -17,9 +17,16 @@
 	X(CUBLAS_OP_N, 0)                                                  \
 	X(CUBLAS_OP_T, 1)                                                  \
 	X(CUBLAS_COMPUTE_32F, 68)                                          \
+	X(CUBLAS_COMPUTE_32F_FAST_TF32, 77)                                \
+	X(CUBLAS_COMPUTE_32I, 72)                                          \
 	X(CUDA_R_32F, 0)                                                   \
 	X(CUDA_R_16F, 2)                                                   \
 	X(CUDA_R_16BF, 14)                                                 \
+	X(CUDA_R_8F_E4M3, 28)                                              \
+	X(CUDA_R_8F_E5M2, 29)                                              \
+	X(CUDA_R_8I, 3)                                                    \
+	X(CUDA_R_8U, 8)                                                    \
+	X(CUDA_R_32I, 10)                                                  \
 	X(CUBLASLT_MATMUL_DESC_TRANSA, 3)                                  \
 	X(CUBLASLT_MATMUL_DESC_TRANSB, 4)                                  \
 	X(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)
@@ -74,7 +81,9 @@ struct cublaslt {
 int cublaslt_open(struct cublaslt *lt, char *why, size_t n);
 void cublaslt_close(struct cublaslt *lt);
 
-/* cudaDataType of a D/A/B element type (bf16, f16, f32); -1 for others. */
+/* cudaDataType of an A/B/C/D element type as mmagen stores it (tf32 as
+ * f32: cuBLASLt reads it as tf32 with CUBLAS_COMPUTE_32F_FAST_TF32);
+ * -1 for types the GEMM does not take. */
 int cublaslt_dtype(mmagen_type t);
 
 #endif

@@ -11,6 +11,7 @@
 #include "mmart.h"
 #include "run.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 #define MAX_SETS 256u
 #define WARMUP 5
 #define LT_WORKSPACE (32ull << 20)     /* cuBLAS's advice for Hopper */
-#define POISON 0xFFu                   /* NaN in every float type */
+#define POISON 0xFFu                   /* NaN in every float type, -1 in s32 */
 
 void run_gemm_opts_init(struct run_gemm_opts *o)
 {
@@ -81,15 +82,39 @@ struct gpu {
 	void *lt_handle, *lt_desc, *lt_la, *lt_lb, *lt_lc;
 	struct lt_heuristic lt_algo;
 	uint64_t lt_ws;
+	int lt_int_scale;             /* alpha and beta are s32 (int8 -> s32) */
 };
 
+/* The tensor map's element type: TMA only copies bytes, so any type of
+ * the right width will do; tf32 travels as the f32 it is stored as (the
+ * tensor cores ignore its low 13 bits), the 8-bit types as U8. */
 static mmart_tensor_dtype tensor_dtype(mmagen_type t)
 {
-	return t == MMAGEN_BF16 ? MMART_TENSOR_BF16 : MMART_TENSOR_F16;
+	switch (t) {
+	case MMAGEN_BF16: return MMART_TENSOR_BF16;
+	case MMAGEN_F16:  return MMART_TENSOR_F16;
+	case MMAGEN_TF32: return MMART_TENSOR_F32;
+	default:
+		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
+		return MMART_TENSOR_U8;
+	}
 }
 
-/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
- * and swizzle from mmagen_gemm_info, out-of-bounds elements zero. */
+/* The map of A (rows M) or B (rows N): dims {K, rows}, box from the
+ * manifest, 128-byte swizzle, out-of-bounds elements zero. */
+static mmart_tensor_desc operand_map(mmagen_type t, uint64_t addr, uint32_t k, uint32_t rows,
+				     const unsigned box[2])
+{
+	assert(mmart_tensor_dtype_size(tensor_dtype(t)) == rg_elem_bytes(t));
+	return (mmart_tensor_desc){
+		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
+		.dims = { k, rows }, .strides = { (uint64_t)k * rg_elem_bytes(t) },
+		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
+		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
+		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
+	};
+}
+
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
  * alignment is not enough. */
 static struct dev_set *alloc_sets(unsigned n)
@@ -100,18 +125,14 @@ static struct dev_set *alloc_sets(unsigned n)
 	return s;
 }
 
+/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
+ * and swizzle from mmagen_gemm_info. */
 static int encode_maps(struct gpu *g, struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
 	const mmagen_gemm_info *i = &g->info;
-	mmart_tensor_desc a = {
-		.dtype = tensor_dtype(p->ab), .rank = 2, .addr = s->a,
-		.dims = { p->k, p->m }, .strides = { (uint64_t)p->k * rg_elem_bytes(p->ab) },
-		.box = { i->box_a[0], i->box_a[1] }, .elem_strides = { 1, 1 },
-		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-	};
-	mmart_tensor_desc b = a;
+	mmart_tensor_desc a = operand_map(p->a, s->a, p->k, p->m, i->box_a);
+	mmart_tensor_desc b = operand_map(p->b, s->b, p->k, p->n, i->box_b);
 
 	/* the generator swizzles 128 bytes today; anything else is a new
 	 * manifest this code has not learnt */
@@ -120,10 +141,6 @@ static int encode_maps(struct gpu *g, struct dev_set *s)
 			i->swizzle);
 		return 1;
 	}
-	b.addr = s->b;
-	b.dims[1] = p->n;
-	b.box[0] = i->box_b[0];
-	b.box[1] = i->box_b[1];
 	if (mmart_tensor_map_encode(g->ctx, "A", &a, &s->ta) ||
 	    mmart_tensor_map_encode(g->ctx, "B", &b, &s->tb))
 		return rt_fail("tensor map");
@@ -264,11 +281,16 @@ static int launch_lt(struct gpu *g, const struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
 	float alpha = p->alpha, beta = p->beta;
+	/* int8 -> s32: cuBLASLt's scale type is s32; the same integers the
+	 * kernel truncates alpha and beta to */
+	int32_t alpha_i = rg_int_scale(p->alpha), beta_i = rg_int_scale(p->beta);
+	const void *pa = g->lt_int_scale ? (const void *)&alpha_i : (const void *)&alpha;
+	const void *pb = g->lt_int_scale ? (const void *)&beta_i : (const void *)&beta;
 	/* row-major D (M x N) = A B is column-major D^T (N x M) = B^T A^T:
 	 * cuBLASLt's "A" is our B (column-major K x N, transposed), its "B"
 	 * our A (column-major K x M), its C and D ours, N x M with ld N */
-	int st = g->lt.cublasLtMatmul(g->lt_handle, g->lt_desc, &alpha,
-		(void *)(uintptr_t)s->b, g->lt_la, (void *)(uintptr_t)s->a, g->lt_lb, &beta,
+	int st = g->lt.cublasLtMatmul(g->lt_handle, g->lt_desc, pa,
+		(void *)(uintptr_t)s->b, g->lt_la, (void *)(uintptr_t)s->a, g->lt_lb, pb,
 		(void *)(uintptr_t)(beta != 0 ? s->c : s->d), g->lt_lc, (void *)(uintptr_t)s->d,
 		g->lt_lc, &g->lt_algo.algo, (void *)(uintptr_t)g->lt_ws, LT_WORKSPACE,
 		mmart_stream_handle(g->stream));
@@ -346,46 +368,84 @@ out:
 	return rc;
 }
 
-/* cuBLASLt set up for the problem: 0, or 1 with `why` (no library, no
- * algorithm) when the bench goes on without it, -1 on a failure. */
+/* The same problem in cuBLASLt's terms: compute and scale types and the
+ * cudaDataType of its A (our B), its B (our A) and C/D.  Where cuBLASLt
+ * has no such GEMM the heuristic says so (lt_setup). */
+struct lt_problem {
+	int compute, scale, a, b, cd, int_scale;
+};
+
+static struct lt_problem lt_problem_of(const struct rg_problem *p)
+{
+	struct lt_problem q = {
+		.compute = LT_CUBLAS_COMPUTE_32F, .scale = LT_CUDA_R_32F,
+		.a = cublaslt_dtype(p->b), .b = cublaslt_dtype(p->a), .cd = cublaslt_dtype(p->out),
+	};
+	switch (rg_class_of(p->a)) {
+	case RG_F32ACC:      /* tf32: f32 operands, read as tf32 */
+		if (p->a == MMAGEN_TF32)
+			q.compute = LT_CUBLAS_COMPUTE_32F_FAST_TF32;
+		break;
+	case RG_FP8:         /* no scale pointers: every scale is 1 */
+		break;
+	case RG_INT:
+		q.compute = LT_CUBLAS_COMPUTE_32I;
+		if (p->out == MMAGEN_S32) {
+			q.scale = LT_CUDA_R_32I;
+			q.int_scale = 1;
+		}
+		break;
+	}
+	return q;
+}
+
+/* cuBLASLt set up for the problem: 0, or 1 with `why` (no library, a
+ * problem it refuses, no algorithm) when the bench goes on without it,
+ * -1 on a failure of ours. */
 static int lt_setup(struct gpu *g, char *why, size_t n)
 {
 	const struct rg_problem *p = g->p;
 	struct cublaslt *lt = &g->lt;
-	int ab = cublaslt_dtype(p->ab), out = cublaslt_dtype(p->out), nr = 0;
-	int op_t = LT_CUBLAS_OP_T, op_n = LT_CUBLAS_OP_N;
+	struct lt_problem q = lt_problem_of(p);
+	int op_t = LT_CUBLAS_OP_T, op_n = LT_CUBLAS_OP_N, nr = 0;
 	uint64_t ws = LT_WORKSPACE;
 	void *pref = NULL;
-	int rc = -1, st;
+	int rc = 1, st;
+	char what[128];
 
 	if (cublaslt_open(lt, why, n))
 		return 1;
+	snprintf(what, sizeof what, "%s x %s -> %s", mmagen_type_name(p->a),
+		 mmagen_type_name(p->b), mmagen_type_name(p->out));
+	assert(q.a >= 0 && q.b >= 0 && q.cd >= 0);   /* every type the generator takes */
+	g->lt_int_scale = q.int_scale;
+	/* a status here is cuBLASLt refusing the problem (a type it does not
+	 * take): said in one line, and mmagen is timed alone */
 #define LT(call) do { if ((st = (call)) != LT_CUBLAS_STATUS_SUCCESS) {           \
-		fprintf(stderr, "mmagen: run gemm: %s: %s\n", #call,                \
-			lt->cublasLtGetStatusName(st));                             \
+		snprintf(why, n, "%s refuses %s: %s: %s", lt->path, what,            \
+			 #call, lt->cublasLtGetStatusName(st));                      \
 		goto out; } } while (0)
 	LT(lt->cublasLtCreate(&g->lt_handle));
-	LT(lt->cublasLtMatmulDescCreate(&g->lt_desc, LT_CUBLAS_COMPUTE_32F, LT_CUDA_R_32F));
+	LT(lt->cublasLtMatmulDescCreate(&g->lt_desc, q.compute, q.scale));
 	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof op_t));
 	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof op_n));
-	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_la, ab, p->k, p->n, p->k));
-	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lb, ab, p->k, p->m, p->k));
-	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lc, out, p->n, p->m, p->n));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_la, q.a, p->k, p->n, p->k));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lb, q.b, p->k, p->m, p->k));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lc, q.cd, p->n, p->m, p->n));
 	LT(lt->cublasLtMatmulPreferenceCreate(&pref));
 	LT(lt->cublasLtMatmulPreferenceSetAttribute(pref, LT_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
 						    &ws, sizeof ws));
+#undef LT
 	st = lt->cublasLtMatmulAlgoGetHeuristic(g->lt_handle, g->lt_desc, g->lt_la, g->lt_lb,
 						g->lt_lc, g->lt_lc, pref, 1, &g->lt_algo, &nr);
 	if (st != LT_CUBLAS_STATUS_SUCCESS || nr < 1) {
-		snprintf(why, n, "%s has no algorithm for %s x %s -> %s (%s)", lt->path,
-			 mmagen_type_name(p->ab), mmagen_type_name(p->ab), mmagen_type_name(p->out),
+		snprintf(why, n, "%s has no algorithm for %s (%s)", lt->path, what,
 			 st ? lt->cublasLtGetStatusName(st) : "none returned");
-		rc = 1;
 		goto out;
 	}
-#undef LT
 	if (mmart_alloc(g->ctx, LT_WORKSPACE, &g->lt_ws)) {
 		rt_fail("cuBLASLt workspace");
+		rc = -1;
 		goto out;
 	}
 	rc = 0;
@@ -451,11 +511,13 @@ out:
 	return rc;
 }
 
+/* TFLOP/s, or TOP/s for integer inputs */
 static void print_timing(const char *who, const struct rg_problem *p, const struct timing *t)
 {
 	double flop = 2.0 * p->m * p->n * p->k;
-	printf("%-9s %8.1f TFLOP/s  (median %.4f ms, min %.4f, max %.4f)%s\n", who,
-	       flop / (t->median * 1e-3) / 1e12, t->median, t->min, t->max,
+	printf("%-9s %8.1f %s  (median %.4f ms, min %.4f, max %.4f)%s\n", who,
+	       flop / (t->median * 1e-3) / 1e12, rg_class_of(p->a) == RG_INT ? "TOP/s" : "TFLOP/s",
+	       t->median, t->min, t->max,
 	       t->gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
 }
 
@@ -581,7 +643,16 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
-	d.p = (struct rg_problem){ .ab = r.a, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
+	/* the operands this runner lays out are the manifest's */
+	if (g.info.elem_bytes_a != rg_elem_bytes(r.a) || g.info.elem_bytes_b != rg_elem_bytes(r.b) ||
+	    g.info.elem_bytes_d != rg_elem_bytes(r.out)) {
+		fprintf(stderr, "mmagen: run gemm: the manifest has %u/%u/%u-byte A/B/D elements; this runner stores %s/%s/%s as %u/%u/%u\n",
+			g.info.elem_bytes_a, g.info.elem_bytes_b, g.info.elem_bytes_d,
+			mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
+			rg_elem_bytes(r.a), rg_elem_bytes(r.b), rg_elem_bytes(r.out));
+		return 1;
+	}
+	d.p = (struct rg_problem){ .a = r.a, .b = r.b, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
 				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed };
 	if (rg_check_problem(&d.p))
 		return rg_said();

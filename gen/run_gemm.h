@@ -12,7 +12,13 @@
  * The problem (layout tn, the one the generator writes today): A is M x K
  * row-major; B is K x N column-major, i.e. N rows of K elements; C and D
  * are M x N row-major.  Every operand is dense: lda = ldb = K, ldc = ldd =
- * N (elements). */
+ * N (elements).
+ *
+ * The types (the generator's, sm_90a): A and B bf16/bf16 or f16/f16 (D
+ * bf16, f16, f32), tf32/tf32 (stored as f32; the tensor cores read the
+ * top 19 bits), any mix of e4m3/e5m2 (D bf16, f16, f32), any mix of s8/u8
+ * (D s32 in wrapping arithmetic, alpha and beta truncated to integers, or
+ * f32).  C has D's type. */
 #ifndef MMAGEN_RUN_GEMM_H
 #define MMAGEN_RUN_GEMM_H
 
@@ -49,8 +55,8 @@ int rg_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One problem and its host operands (element patterns, little-endian,
  * packed as on the device). */
 struct rg_problem {
-	mmagen_type ab;          /* A's and B's type (bf16 or f16) */
-	mmagen_type out;         /* C's and D's type (bf16, f16, f32) */
+	mmagen_type a, b;        /* A's and B's types */
+	mmagen_type out;         /* C's and D's type */
 	uint32_t m, n, k;
 	float alpha, beta;
 	uint64_t seed;           /* inputs (rg_fill) and the sample */
@@ -62,7 +68,14 @@ struct rg_data {
 	void *d;                 /* the kernel's D, M x N */
 };
 
-/* Bytes of one element of t (2 or 4 here) and of each operand. */
+/* How the kernel accumulates, from A's type: in f32 on the tensor cores
+ * (bf16, f16, tf32), in f32 with FP8's reduced-precision partial sums
+ * added into f32 once per K block (e4m3, e5m2), or exactly in s32 (s8,
+ * u8). */
+enum rg_class { RG_F32ACC, RG_FP8, RG_INT };
+enum rg_class rg_class_of(mmagen_type a);
+
+/* Bytes of one element of t (1, 2 or 4 here) and of each operand. */
 unsigned rg_elem_bytes(mmagen_type t);
 size_t rg_bytes(const struct rg_problem *p, char operand);   /* 'A', 'B', 'C', 'D' */
 
@@ -74,32 +87,47 @@ int rg_check_problem(const struct rg_problem *p);
 /* Operands A, B, C (allocated, random) or D (allocated, zero): 0 or -1. */
 int rg_alloc(struct rg_data *d);
 void rg_data_free(struct rg_data *d);
-/* Uniform in [-1, 1) (steps of 2^-24), rounded to t, never zero: `count` elements of
- * operand `which` ('A', 'B', 'C'), a stream of its own from seed. */
+/* `count` elements of operand `which` ('A', 'B', 'C'), a stream of its own
+ * from seed, never zero, each exactly a value of t:
+ *   bf16, f16, f32, tf32  uniform in [-1, 1) (steps of 2^-24), rounded to
+ *                         t (tf32: an f32 whose low 13 bits are zero)
+ *   e4m3, e5m2            uniform in [-2, 2) (steps of 2^-11), rounded by
+ *                         mmagen_type_encode: |x| <= 2 keeps f16 D finite
+ *   s8, u8, s32           uniform over the type's whole range */
 void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count);
-/* x (|x| <= 1) rounded to nearest even in bf16, f16 or f32: the pattern. */
+/* x (|x| <= 1) rounded to nearest even in bf16, f16, f32 or tf32: the
+ * pattern. */
 uint64_t rg_round(mmagen_type t, float x);
-/* A, B and C of d->p, from d->p.seed. */
+/* A, B and C of d->p, from d->p.seed.  With s8/u8 inputs and f32 D, C is
+ * scaled by 2^16 (exactly) to the size of A*B, so that beta * C shows. */
 void rg_fill_inputs(struct rg_data *d);
 
 /* Element i of a buffer of type t, exactly. */
 double rg_value(mmagen_type t, const void *buf, size_t i);
 
-/* The exact dot product of row i of A and column j of B (products of
- * 16-bit floats are exact in double; a compensated sum), and sum |a*b|. */
+/* The exact dot product of row i of A and column j of B (every product
+ * of two inputs is exact in double; a compensated sum, exact for the
+ * integer types), and sum |a*b|. */
 double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs);
-/* alpha * dot + beta * C[i][j] in double, and what the tolerance needs. */
+/* alpha * dot + beta * C[i][j] in double, and what the tolerance needs.
+ * s8/u8 inputs: the dot product as the s32 accumulator holds it (modulo
+ * 2^32); s32 D: alpha and beta truncated to s32 (rg_int_scale) and the
+ * result wrapped to s32, exactly. */
 double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 		    double *sum_abs, double *cval);
+/* cvt.rzi.s32.f32: x truncated toward zero, saturated to s32. */
+int32_t rg_int_scale(float x);
+/* x modulo 2^32 as an s32 (x an integer below 2^63 in magnitude). */
+int32_t rg_wrap32(int64_t x);
 
 /* Half a unit in the last place of type t at magnitude |x| (subnormals:
  * half the smallest step). */
 double rg_half_ulp(mmagen_type t, double x);
-/* How far D[i][j] may be from the exact alpha*A*B + beta*C: the f32
- * accumulation over K, the f32 alpha product and beta FMA, and the final
- * rounding into `out` (see run_gemm_host.c). */
-double rg_tolerance(mmagen_type out, uint32_t k, double alpha, double beta,
-		    double sum_abs, double cval, double ref);
+/* How far D[i][j] may be from the reference: the accumulation over K
+ * (per rg_class_of(p->a)), the f32 alpha product and beta FMA, and the
+ * final rounding into p->out (see run_gemm_host.c).  0 for s32 D: exact. */
+#define RG_FP8_ACC 1e-3          /* of sum |a*b|: FP8 wgmma's partial sums */
+double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, double ref);
 
 /* Elements compared: every one when M*N*K <= RG_FULL_WORK or M*N <=
  * RG_SAMPLE; else RG_SAMPLE distinct row-major indices drawn from seed

@@ -68,6 +68,23 @@ refused 1 "gemm takes A and B as" run gemm --a s8 --b bf16 --out bf16 --m 8 --n 
 refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
 refused 1 "gemm runs on sm_90a" $G --arch sm_80 --m 8 --n 8 --k 8
 refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
+# the other types' rules: K per element width, the mixes the generator has
+refused 1 "A: row stride K \* 4 = 24 bytes is not a multiple of 16 (TMA); K must be a multiple of 4: use K = 4 or 8" \
+	run gemm --a tf32 --b tf32 --out f32 --m 8 --n 8 --k 6
+refused 1 "A: row stride K \* 1 = 8 bytes.*multiple of 16: use K = 16" \
+	run gemm --a e4m3 --b e5m2 --out bf16 --m 8 --n 8 --k 8
+refused 1 "use K = 16 or 32" run gemm --a u8 --b s8 --out s32 --m 8 --n 8 --k 24
+refused 1 "D: ldd = N = 9 is odd" run gemm --a s8 --b u8 --out f32 --m 8 --n 9 --k 16
+refused 1 "gemm takes A and B as" run gemm --a e4m3 --b s8 --out f32 --m 8 --n 8 --k 16
+refused 1 "gemm takes A and B as" run gemm --a tf32 --b f32 --out f32 --m 8 --n 8 --k 16
+refused 1 "gemm writes D as bf16, f16 or f32" run gemm --a e4m3 --b e4m3 --out s32 --m 8 --n 8 --k 16
+refused 1 "K-major only: use layout tn" run gemm --a e5m2 --b e5m2 --out f16 --layout nt --m 8 --n 8 --k 16
+}
+# shellcheck disable=SC2086
+{
+accepted run gemm --a tf32 --b tf32 --out bf16 --m 1 --n 8 --k 4 --check --seed 1
+accepted run gemm --a e4m3 --b e5m2 --out f16 --m 1 --n 8 --k 16 --check --seed 1
+accepted run gemm --a u8 --b s8 --out s32 --m 1 --n 8 --k 16 --alpha 3 --beta -2 --check --seed 1
 }
 
 # --load: a description written by hand, 2 x 4 x 8, bf16 in, f32 out

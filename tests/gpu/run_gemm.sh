@@ -1,11 +1,12 @@
 #!/bin/sh
 # run_gemm.sh MMAGEN - the GPU suite for the generated GEMM: `run gemm
-# --check` at awkward sizes (M, N, K not multiples of the 128 x 256 x 64
-# tile, K below one stage, M = 1, N = 8), alpha/beta other than (1, 0),
-# every output type, f16 inputs, other tiles and stages, and 2-CTA
-# clusters; then a --save / --load round trip.  Each run compares every
-# element (or, when large, a sample and the corners) with the exact CPU
-# reference and checks the guard bytes around D.
+# --check` for every type mix the generator has (bf16, f16, tf32, the four
+# e4m3/e5m2 mixes, the four s8/u8 mixes; every output type of each) at
+# awkward sizes (M, N, K not multiples of the tile, K below one stage,
+# M = 1, N = 8), alpha/beta other than (1, 0), 1- and 2-CTA clusters,
+# other tiles and stages; then --save / --load round trips.  Each run
+# compares every element (or, when large, a sample and the corners) with
+# the exact CPU reference and checks the guard bytes around D.
 # Exit 77 (skip) without a CUDA driver or GPU.
 mm=$1
 seed=${MMAGEN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -14,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 step() {
-	"$mm" run gemm --arch sm_90a --seed "$seed" --check "$@" >"$tmp/log" 2>&1
+	"$mm" run gemm --arch sm_90a --seed "$seed" --check "$@" </dev/null >"$tmp/log" 2>&1
 	rc=$?
 	[ $rc -eq 77 ] && { cat "$tmp/log"; exit 77; }
 	cat "$tmp/log"
@@ -22,28 +23,103 @@ step() {
 	else fail=$((fail + 1)); echo "FAIL (exit $rc): run gemm $*"; fi
 }
 
-for t in "bf16 bf16" "bf16 f16" "bf16 f32" "f16 f16" "f16 f32" "f16 bf16"; do
-	ab=${t% *} out=${t#* }
-	T="--a $ab --b $ab --out $out"
+# The awkward sizes per element width (K keeps A's and B's rows multiples
+# of 16 bytes: K % 8 == 0 for 16-bit types, % 4 for tf32, % 16 for 8-bit
+# ones; tile K is 64, 32 and 128 elements; tile N 256, or 128 for FP8):
+# the smallest, M = 1 with a long K, nothing whole, alpha/beta, K below one
+# stage, a square with alpha and beta, exactly one tile, a sampled one,
+# and a tall one.  "M N K [options]" per line.
+sizes() {
+	case $1 in
+	16) echo "1 8 8
+1 8 4096
+333 258 72
+129 250 136 --alpha 1 --beta -1
+256 512 8 --beta 1
+1000 1000 1000 --alpha 1.5 --beta 0.5
+128 256 64 --alpha -2
+4096 4096 4096
+3000 130 520 --alpha 0.25 --beta 2" ;;
+	32) echo "1 8 4
+1 8 4096
+333 258 36
+129 250 132 --alpha 1 --beta -1
+256 512 4 --beta 1
+1000 1000 1000 --alpha 1.5 --beta 0.5
+128 256 32 --alpha -2
+4096 4096 4096
+3000 130 516 --alpha 0.25 --beta 2" ;;
+	8) echo "1 8 16
+1 8 4096
+333 258 80
+129 250 144 --alpha 1 --beta -1
+256 512 16 --beta 1
+1000 1000 1008 --alpha 1.5 --beta 0.5
+128 128 128 --alpha -2
+4096 4096 4096
+3000 130 528 --alpha 0.25 --beta 2" ;;
+	# s32 D: integer alpha and beta (the kernel truncates them), and one
+	# fractional pair to see the truncation
+	8i) echo "1 8 16
+1 8 4096
+333 258 80
+129 250 144 --alpha 1 --beta -1
+256 512 16 --beta 1
+1000 1000 1008 --alpha 3 --beta -2
+128 256 128 --alpha -2
+4096 4096 4096
+3000 130 528 --alpha 2.9 --beta -1.5" ;;
+	esac
+}
+
+# every type mix: A B OUT, and its sizes
+cat >"$tmp/mixes" <<'MIXES'
+bf16 bf16 bf16 16
+bf16 bf16 f16 16
+bf16 bf16 f32 16
+f16 f16 f16 16
+f16 f16 f32 16
+f16 f16 bf16 16
+tf32 tf32 f32 32
+tf32 tf32 bf16 32
+tf32 tf32 f16 32
+e4m3 e4m3 bf16 8
+e4m3 e4m3 f16 8
+e4m3 e4m3 f32 8
+e4m3 e5m2 bf16 8
+e4m3 e5m2 f16 8
+e4m3 e5m2 f32 8
+e5m2 e4m3 bf16 8
+e5m2 e4m3 f16 8
+e5m2 e4m3 f32 8
+e5m2 e5m2 bf16 8
+e5m2 e5m2 f16 8
+e5m2 e5m2 f32 8
+s8 s8 s32 8i
+s8 u8 s32 8i
+u8 s8 s32 8i
+u8 u8 s32 8i
+s8 s8 f32 8
+s8 u8 f32 8
+u8 s8 f32 8
+u8 u8 f32 8
+MIXES
+while read -r ab bb out w; do
+	sizes "$w" >"$tmp/sizes"
 	for cl in 1 2; do
-		C="--cluster $cl"
-		# shellcheck disable=SC2086
-		{
-		step $T $C --m 1 --n 8 --k 8                           # the smallest
-		step $T $C --m 1 --n 8 --k 4096                        # M = 1, long K
-		step $T $C --m 333 --n 258 --k 72                      # nothing whole
-		step $T $C --m 129 --n 250 --k 136 --alpha 1 --beta -1
-		step $T $C --m 256 --n 512 --k 8 --beta 1              # K below a stage
-		step $T $C --m 1000 --n 1000 --k 1000 --alpha 1.5 --beta 0.5
-		step $T $C --m 128 --n 256 --k 64 --alpha -2           # exactly one tile
-		step $T $C --m 4096 --n 4096 --k 4096                  # sampled
-		step $T $C --m 3000 --n 130 --k 520 --alpha 0.25 --beta 2
-		}
+		while read -r m n k rest; do
+			# shellcheck disable=SC2086
+			step --a "$ab" --b "$bb" --out "$out" --cluster "$cl" --m "$m" --n "$n" --k "$k" $rest
+		done <"$tmp/sizes"
 	done
-done
+done <"$tmp/mixes"
+
 # other tiles, stages and groups
 # shellcheck disable=SC2086
 {
+step --a e4m3 --b e4m3 --out bf16 --m 777 --n 1000 --k 1024 --tile 128x192
+step --a s8 --b s8 --out s32 --m 200 --n 96 --k 336 --tile 128x64 --stages 6 --beta 1
+step --a tf32 --b tf32 --out f32 --m 2048 --n 2048 --k 2048 --stages 3 --group 4 --cluster 2
 step --a bf16 --b bf16 --out bf16 --m 777 --n 1000 --k 1000 --tile 128x128
 step --a bf16 --b bf16 --out f32 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
 step --a f16 --b f16 --out f16 --m 2048 --n 2048 --k 2048 --stages 3 --group 4 --cluster 2
@@ -60,6 +136,18 @@ if "$mm" $B --seed "$seed" --check --save "$tmp/ops" >"$tmp/log" 2>&1 &&
 else
 	cat "$tmp/log"
 	fail=$((fail + 1)); echo "FAIL: --save then --load did not give the same D"
+fi
+
+# and for a mix of 8-bit types into s32
+B="run gemm --arch sm_90a --a u8 --b s8 --out s32 --m 300 --n 200 --k 96 --alpha 2 --beta -3"
+# shellcheck disable=SC2086
+if "$mm" $B --seed "$seed" --check --save "$tmp/ops8" >"$tmp/log" 2>&1 &&
+   "$mm" $B --seed 1 --check --load "$tmp/ops8" --save "$tmp/again8" >>"$tmp/log" 2>&1 &&
+   cmp -s "$tmp/ops8/D.bin" "$tmp/again8/D.bin" && cmp -s "$tmp/ops8/B.bin" "$tmp/again8/B.bin"; then
+	pass=$((pass + 1))
+else
+	cat "$tmp/log"
+	fail=$((fail + 1)); echo "FAIL: --save then --load (u8 x s8 -> s32) did not give the same D"
 fi
 
 echo "$pass passed, $fail failed (seed $seed)"

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "run_gemm.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,26 @@
 static struct rg_problem problem(mmagen_type ab, mmagen_type out, uint32_t m, uint32_t n,
 				 uint32_t k)
 {
-	return (struct rg_problem){ .ab = ab, .out = out, .m = m, .n = n, .k = k,
+	return (struct rg_problem){ .a = ab, .b = ab, .out = out, .m = m, .n = n, .k = k,
 				    .alpha = 1, .beta = 0, .seed = 42 };
+}
+
+static struct rg_problem mixed(mmagen_type a, mmagen_type b, mmagen_type out, uint32_t m,
+			       uint32_t n, uint32_t k)
+{
+	struct rg_problem p = problem(a, out, m, n, k);
+	p.b = b;
+	return p;
+}
+
+/* rg_tolerance of a problem of A type a, D type out */
+static double tol_of(mmagen_type a, mmagen_type out, uint32_t k, float alpha, float beta,
+		     double sum_abs, double cval, double ref)
+{
+	struct rg_problem p = problem(a, out, 1, 2, k);
+	p.alpha = alpha;
+	p.beta = beta;
+	return rg_tolerance(&p, sum_abs, cval, ref);
 }
 
 static void test_rules(void)
@@ -49,6 +68,40 @@ static void test_rules(void)
 	CHECK_EXPR(rg_check_problem(&p) == 0);
 	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 32 && rg_bytes(&p, 'C') == 8 &&
 		   rg_bytes(&p, 'D') == 8);
+
+	/* tf32: 4-byte elements, K a multiple of 4 */
+	p = problem(MMAGEN_TF32, MMAGEN_BF16, 1, 8, 4);
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 128 && rg_bytes(&p, 'D') == 16);
+	p.k = 6;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 4 = 24 bytes") &&
+	      strstr(rg_error(), "multiple of 4: use K = 4 or 8"), "tf32 K = 6: %s", rg_error());
+	p.k = 2;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 4") &&
+	      !strstr(rg_error(), " or "), "tf32 K = 2: %s", rg_error());
+	/* 8-bit types: 1-byte elements, K a multiple of 16, mixes */
+	p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F16, 1, 8, 16);
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 128 && rg_bytes(&p, 'C') == 16);
+	p.k = 8;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 1 = 8 bytes") &&
+	      strstr(rg_error(), "multiple of 16: use K = 16") && !strstr(rg_error(), " or "),
+	      "e4m3 K = 8: %s", rg_error());
+	p = mixed(MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 333, 258, 1000);
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 992 or 1008"),
+	      "s8 K = 1000: %s", rg_error());
+	p.k = 1008;
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	CHECK_EXPR(rg_bytes(&p, 'A') == 333 * 1008 && rg_bytes(&p, 'B') == 258 * 1008 &&
+		   rg_bytes(&p, 'D') == 333 * 258 * 4);
+	p.n = 9;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "D: ldd = N = 9 is odd"),
+	      "s32 N = 9: %s", rg_error());
+	/* the accumulation classes */
+	CHECK_EXPR(rg_class_of(MMAGEN_BF16) == RG_F32ACC && rg_class_of(MMAGEN_F16) == RG_F32ACC &&
+		   rg_class_of(MMAGEN_TF32) == RG_F32ACC && rg_class_of(MMAGEN_E4M3) == RG_FP8 &&
+		   rg_class_of(MMAGEN_E5M2) == RG_FP8 && rg_class_of(MMAGEN_S8) == RG_INT &&
+		   rg_class_of(MMAGEN_U8) == RG_INT);
 }
 
 static void test_half_ulp(void)
@@ -77,24 +130,57 @@ static void test_tolerance(void)
 	 * accumulation 2u, alpha product u * (1 + 2u), then bf16's half ulp
 	 * at 1 + those (still in [1, 2)) */
 	double e = 2 * u + u * (1 + 2 * u);
-	double t = rg_tolerance(MMAGEN_BF16, 1, 1.0, 0.0, 1.0, 0.0, 1.0);
+	double t = tol_of(MMAGEN_BF16, MMAGEN_BF16, 1, 1.0f, 0.0f, 1.0, 0.0, 1.0);
 	CHECK(t == e + 0x1p-8, "tolerance bf16 K=1: %.17g, expected %.17g", t, e + 0x1p-8);
 	/* K = 1024, alpha -2, beta 0.5, sum|ab| = 300, C = 3, ref 40, f32 out */
 	double acc = 1024 * 2 * u * 300, accmax = 300 + acc;
 	e = 2 * (acc + u * accmax) + u * (0.5 * 3 + 2 * accmax * (1 + u));
-	t = rg_tolerance(MMAGEN_F32, 1024, -2.0, 0.5, 300, 3, 40);
+	t = tol_of(MMAGEN_F16, MMAGEN_F32, 1024, -2.0f, 0.5f, 300, 3, 40);
 	CHECK(fabs(t - (e + rg_half_ulp(MMAGEN_F32, 40 + e))) <= 1e-15 * t,
 	      "tolerance f32 K=1024: %.17g, expected %.17g", t, e + 0x1p-19);
 	/* by hand: 2 * 1024 * 2^-23 * 300 = 0.0732..., the rest is smaller */
 	CHECK(t > 0.0732 && t < 0.0734, "tolerance f32 K=1024 out of range: %g", t);
 	/* grows with K and with sum |a*b| */
-	CHECK_EXPR(rg_tolerance(MMAGEN_F16, 4096, 1, 0, 100, 0, 1) >
-		   rg_tolerance(MMAGEN_F16, 64, 1, 0, 100, 0, 1));
+	CHECK_EXPR(tol_of(MMAGEN_F16, MMAGEN_F16, 4096, 1, 0, 100, 0, 1) >
+		   tol_of(MMAGEN_F16, MMAGEN_F16, 64, 1, 0, 100, 0, 1));
+	/* tf32 accumulates in f32 like the 16-bit types: the same bound */
+	CHECK_EXPR(tol_of(MMAGEN_TF32, MMAGEN_F32, 1024, -2.0f, 0.5f, 300, 3, 40) ==
+		   tol_of(MMAGEN_F16, MMAGEN_F32, 1024, -2.0f, 0.5f, 300, 3, 40));
 	/* the worst-case bound at K = 8192, |a*b| about 1/4 on average:
 	 * 8192 * 2^-23 * 2048 = 2 and a little more.  Elements mixed up (a
 	 * wrong row, column or swizzle) are off by about sqrt(K)/3 = 30 */
-	t = rg_tolerance(MMAGEN_BF16, 8192, 1, 0, 8192 * 0.25, 0, 50);
+	t = tol_of(MMAGEN_BF16, MMAGEN_BF16, 8192, 1, 0, 8192 * 0.25, 0, 50);
 	CHECK(t > 2.0 && t < 2.2, "tolerance at K = 8192: %g", t);
+
+	/* FP8, K = 256, sum|ab| = 10, ref 1, f32 out: 1e-3 * 10 for wgmma's
+	 * partial sums, 256 * 2u * 10 for the f32 additions, the alpha
+	 * product, half an f32 ulp */
+	double acc8 = 1e-3 * 10 + 256 * 2 * u * 10;
+	e = acc8 + u * (10 + acc8);
+	t = tol_of(MMAGEN_E4M3, MMAGEN_F32, 256, 1, 0, 10, 0, 1);
+	CHECK(t == e + rg_half_ulp(MMAGEN_F32, 1 + e), "fp8 tolerance: %.17g, expected %.17g", t,
+	      e + rg_half_ulp(MMAGEN_F32, 1 + e));
+	/* by hand: 0.01 + 5120 * 2^-24 (3.05e-4) and a little; above the
+	 * 6.6e-4 * sum|ab| measured */
+	CHECK(t > 0.010305 && t < 0.010306 && t > 6.6e-4 * 10, "fp8 tolerance %.9g", t);
+	CHECK_EXPR(tol_of(MMAGEN_E5M2, MMAGEN_F32, 256, 1, 0, 10, 0, 1) == t);
+	/* bf16 D adds half a bf16 ulp at 1: 2^-8 */
+	CHECK_EXPR(tol_of(MMAGEN_E4M3, MMAGEN_BF16, 256, 1, 0, 10, 0, 1) == e + 0x1p-8);
+	/* s8/u8 -> s32: wrapping integers, exact */
+	CHECK_EXPR(tol_of(MMAGEN_S8, MMAGEN_S32, 4096, 3, -2, 1e9, 5, 7) == 0);
+	CHECK_EXPR(tol_of(MMAGEN_U8, MMAGEN_S32, 16, 1, 0, 1, 0, 1) == 0);
+	/* s8/u8 -> f32: the exact s32 sum rounded once to f32 (u * sum|ab|),
+	 * the alpha product, the beta FMA: sum|ab| = 2^20, alpha 1, beta 1,
+	 * C 2^10, ref 2^19 */
+	double ai = 0x1p-4, acc_max = 0x1p20 + ai;     /* u * 2^20 = 2^-4 */
+	e = ai + u * acc_max + u * (0x1p10 + acc_max * (1 + u));
+	t = tol_of(MMAGEN_S8, MMAGEN_F32, 4096, 1, 1, 0x1p20, 0x1p10, 0x1p19);
+	CHECK(t == e + rg_half_ulp(MMAGEN_F32, 0x1p19 + e), "s8 -> f32 tolerance %.17g", t);
+	/* by hand: 2^-4 (the rounding to f32) + 2^-4 (alpha) + 2^-4 (beta)
+	 * + 2^-5 (half an f32 ulp at 2^19) = 7/32, and 2^-14 */
+	CHECK(t > 0.21875 && t < 0.2189, "s8 -> f32 tolerance by hand: %g", t);
+	/* and it does not grow with K: the sum is exact */
+	CHECK_EXPR(tol_of(MMAGEN_U8, MMAGEN_F32, 16, 1, 1, 0x1p20, 0x1p10, 0x1p19) == t);
 }
 
 static void test_fill(void)
@@ -128,13 +214,97 @@ static void test_fill(void)
 	CHECK(neg > N / 2 - 300 && neg < N / 2 + 300, "%zu of %d negative", neg, N);
 }
 
+/* The inputs of the other types: tf32 with its low 13 bits zero, FP8 in
+ * [-2, 2] and each an exact value of its type, s8/u8/s32 over the whole
+ * range; never zero. */
+static void test_fill_types(void)
+{
+	enum { N = 20000 };
+	static uint32_t w[N];
+	static uint8_t b[N];
+	size_t low = 0, big = 0, neg = 0, bad = 0;
+
+	rg_fill(MMAGEN_TF32, 3, 'A', w, N);
+	for (size_t i = 0; i < N; i++) {
+		float f;
+		memcpy(&f, &w[i], sizeof f);
+		low += (w[i] & 0x1FFFu) != 0;
+		bad += !(f != 0 && f >= -1 && f <= 1 && rg_value(MMAGEN_TF32, w, i) == f);
+		big += fabsf(f) > 0.5f;
+	}
+	CHECK(low == 0 && bad == 0, "tf32: %zu with low bits, %zu out of range", low, bad);
+	CHECK(big > N / 2 - 300 && big < N / 2 + 300, "tf32: %zu of %d beyond 0.5", big, N);
+
+	/* beyond 1 after rounding: x past halfway from 1 to the next value,
+	 * 1 + 2^-4 (e4m3) or 1 + 2^-3 (e5m2): 15/32 or 7/16 of the draws */
+	static const mmagen_type fp8[2] = { MMAGEN_E4M3, MMAGEN_E5M2 };
+	static const size_t beyond1[2] = { N * 15 / 32, N * 7 / 16 };
+	for (int t = 0; t < 2; t++) {
+		rg_fill(fp8[t], 3, 'B', b, N);
+		big = neg = bad = 0;
+		for (size_t i = 0; i < N; i++) {
+			double x = mmagen_type_decode(fp8[t], b[i]);
+			/* finite, nonzero, |x| <= 2, and exactly a value of the
+			 * type (the encoder gives its pattern back) */
+			bad += !(x != 0 && fabs(x) <= 2 && mmagen_type_encode(fp8[t], x) == b[i]);
+			big += fabs(x) > 1;
+			neg += x < 0;
+		}
+		/* uniform over [-2, 2): half negative */
+		CHECK(bad == 0, "%s: %zu inputs out of range", mmagen_type_name(fp8[t]), bad);
+		CHECK(big > beyond1[t] - 300 && big < beyond1[t] + 300 && neg > N / 2 - 300 &&
+		      neg < N / 2 + 300,
+		      "%s: %zu beyond 1, %zu negative of %d", mmagen_type_name(fp8[t]), big, neg, N);
+	}
+
+	/* s8 and u8: every value but 0 drawn (about 78 times each) */
+	static const mmagen_type i8[2] = { MMAGEN_S8, MMAGEN_U8 };
+	for (int t = 0; t < 2; t++) {
+		size_t seen[256] = { 0 }, missing = 0;
+		rg_fill(i8[t], 3, 'A', b, N);
+		for (size_t i = 0; i < N; i++)
+			seen[b[i]]++;
+		for (int v = 1; v < 256; v++)
+			missing += !seen[v];
+		CHECK(seen[0] == 0 && missing == 0, "%s: zero drawn %zu times, %zu values never",
+		      mmagen_type_name(i8[t]), seen[0], missing);
+	}
+	CHECK_EXPR(rg_value(MMAGEN_S8, (uint8_t[]){ 0x80 }, 0) == -128);
+
+	/* s32 C: the whole range, both signs, never zero */
+	rg_fill(MMAGEN_S32, 3, 'C', w, N);
+	big = neg = bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		double x = rg_value(MMAGEN_S32, w, i);
+		bad += x == 0;
+		big += fabs(x) >= 0x1p30;
+		neg += x < 0;
+	}
+	CHECK(bad == 0 && big > N / 2 - 300 && big < N / 2 + 300 && neg > N / 2 - 300 &&
+	      neg < N / 2 + 300, "s32: %zu zeros, %zu beyond 2^30, %zu negative", bad, big, neg);
+
+	/* s8 x u8 -> f32: C scaled to 2^16, still exact f32 values, never 0 */
+	struct rg_data d = { .p = mixed(MMAGEN_S8, MMAGEN_U8, MMAGEN_F32, 40, 50, 16) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	big = bad = 0;
+	for (size_t i = 0; i < 40 * 50; i++) {
+		double c = rg_value(MMAGEN_F32, d.c, i);
+		bad += !(c != 0 && fabs(c) <= 0x1p16);
+		big += fabs(c) > 0x1p15;
+	}
+	CHECK(bad == 0 && big > 800 && big < 1200, "s8 -> f32 C: %zu out of range, %zu beyond 2^15",
+	      bad, big);
+	rg_data_free(&d);
+}
+
 /* The fast rounding of the inputs against the library's encoder: every
  * float r * 2^-24 the inputs can be, strided, and the edges. */
 static void test_round(void)
 {
-	static const mmagen_type types[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	static const mmagen_type types[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32, MMAGEN_TF32 };
 	size_t bad = 0, n = 0;
-	for (int t = 0; t < 3; t++)
+	for (int t = 0; t < 4; t++)
 		for (int32_t r = -(1 << 24); r <= (1 << 24); r += r > -4096 && r < 4096 ? 1 : 97) {
 			float x = (float)r * 0x1p-24f;
 			uint64_t got = rg_round(types[t], x), want = mmagen_type_encode(types[t], x);
@@ -153,6 +323,48 @@ static void test_round(void)
 	CHECK_EXPR(rg_round(MMAGEN_F16, 0x1p-24f) == 0x0001);
 	CHECK_EXPR(rg_round(MMAGEN_F16, 3 * 0x1p-25f) == 0x0002);   /* 1.5 steps: even */
 	CHECK_EXPR(rg_round(MMAGEN_F16, 0x1p-14f - 0x1p-26f) == 0x0400);
+	/* tf32: 10 mantissa bits in f32's layout, the low 13 bits zero.
+	 * 1 + 2^-11 is halfway between 1 and 1 + 2^-10 (odd, bit 13): 1;
+	 * 1 + 3 * 2^-11: up to 1 + 2^-9; 1 + 2^-11 + 2^-23: past halfway,
+	 * up to 1 + 2^-10 */
+	CHECK_EXPR(rg_round(MMAGEN_TF32, 1.0f + 0x1p-11f) == 0x3F800000u);
+	CHECK_EXPR(rg_round(MMAGEN_TF32, 1.0f + 3 * 0x1p-11f) == 0x3F804000u);
+	CHECK_EXPR(rg_round(MMAGEN_TF32, 1.0f + 0x1p-11f + 0x1p-23f) == 0x3F802000u);
+	CHECK_EXPR(rg_round(MMAGEN_TF32, -0.5f) == 0xBF000000u);
+}
+
+/* rg_value's fast paths against the library's decoder: every pattern of
+ * the 8- and 16-bit types, random patterns of the 32-bit ones (tf32 with
+ * its ignored low bits set). */
+static void test_value(void)
+{
+	static const mmagen_type types[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_E4M3, MMAGEN_E5M2,
+					     MMAGEN_S8, MMAGEN_U8, MMAGEN_F32, MMAGEN_TF32,
+					     MMAGEN_S32 };
+	uint64_t s = 5;
+	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+		unsigned eb = rg_elem_bytes(types[t]);
+		size_t bad = 0, count = eb < 4 ? (size_t)1 << (8 * eb) : 100000;
+		for (size_t i = 0; i < count; i++) {
+			uint32_t bits = eb < 4 ? (uint32_t)i : (uint32_t)rg_next(&s);
+			uint8_t buf[4] = { (uint8_t)bits, (uint8_t)(bits >> 8), (uint8_t)(bits >> 16),
+					   (uint8_t)(bits >> 24) };
+			double got = rg_value(types[t], buf, 0), want = mmagen_type_decode(types[t], bits);
+			if (!(got == want || (isnan(got) && isnan(want))) && bad++ < 5)
+				fail("rg_value(%s, 0x%x) = %.17g, mmagen_type_decode %.17g",
+				     mmagen_type_name(types[t]), bits, got, want);
+		}
+		CHECK(bad == 0, "rg_value(%s): %zu of %zu differ", mmagen_type_name(types[t]), bad, count);
+	}
+	/* by hand */
+	uint8_t b4[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
+	CHECK_EXPR(rg_value(MMAGEN_S32, b4, 0) == -1);
+	uint8_t m4[4] = { 0, 0, 0, 0x80 };
+	CHECK_EXPR(rg_value(MMAGEN_S32, m4, 0) == -0x1p31);
+	uint8_t t4[4] = { 0xFF, 0x1F, 0x80, 0x3F };       /* 1 and 13 ignored bits */
+	CHECK_EXPR(rg_value(MMAGEN_TF32, t4, 0) == 1.0 && rg_value(MMAGEN_F32, t4, 0) > 1.0);
+	uint8_t e1[1] = { 0x40 };                         /* 2 in e4m3 and e5m2 */
+	CHECK_EXPR(rg_value(MMAGEN_E4M3, e1, 0) == 2 && rg_value(MMAGEN_E5M2, e1, 0) == 2);
 }
 
 static void put16(void *buf, size_t i, mmagen_type t, double v)
@@ -194,22 +406,143 @@ static void test_reference(void)
 	rg_data_free(&d);
 }
 
+static void put8(void *buf, size_t i, mmagen_type t, double v)
+{
+	uint64_t bits = mmagen_type_encode(t, v);
+	assert(mmagen_type_decode(t, bits) == v);
+	((uint8_t *)buf)[i] = (uint8_t)bits;
+}
+
+static void put32(void *buf, size_t i, uint32_t bits)
+{
+	memcpy((uint8_t *)buf + 4 * i, &bits, 4);
+}
+
+/* The other types' references, by hand. */
+static void test_reference_types(void)
+{
+	double sa, c;
+
+	/* e4m3 x e5m2, K = 16: 2 * 1.5 - 0.5 * 2 + 2^-9 * 2^-16 (the
+	 * smallest subnormals; their product 2^-25 survives in double) */
+	struct rg_data d = { .p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 1, 2, 16) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	memset(d.a, 0, 16);
+	memset(d.b, 0, 32);
+	put8(d.a, 0, MMAGEN_E4M3, 2);
+	put8(d.a, 1, MMAGEN_E4M3, -0.5);
+	put8(d.a, 15, MMAGEN_E4M3, 0x1p-9);
+	put8(d.b, 0, MMAGEN_E5M2, 1.5);
+	put8(d.b, 1, MMAGEN_E5M2, 2);
+	put8(d.b, 15, MMAGEN_E5M2, 0x1p-16);
+	CHECK_EXPR(rg_dot(&d, 0, 0, &sa) == 2 + 0x1p-25 && sa == 4 + 0x1p-25);
+	d.p.alpha = -3;
+	CHECK_EXPR(rg_reference(&d, 0, 0, &sa, &c) == -3 * (2 + 0x1p-25) && c == 0);
+	rg_data_free(&d);
+
+	/* tf32: the low 13 bits of A's f32 are ignored, as the tensor cores
+	 * do; (1 + 2^-10) * (1 - 2^-11) exactly */
+	d = (struct rg_data){ .p = problem(MMAGEN_TF32, MMAGEN_F32, 1, 2, 4) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	memset(d.a, 0, 16);
+	memset(d.b, 0, 32);
+	put32(d.a, 0, 0x3F802000u | 0x1FFFu);     /* 1 + 2^-10, low bits set */
+	put32(d.b, 0, 0x3F7FF000u);               /* 1 - 2^-11 */
+	CHECK_EXPR(rg_dot(&d, 0, 0, &sa) == (1 + 0x1p-10) * (1 - 0x1p-11));
+	rg_data_free(&d);
+
+	/* s8 x u8 -> s32: -128 * 255 + 127 * 255 - 1 * 1 = -256; alpha 3.7
+	 * is 3, beta -2.9 is -2; C = 2^31 - 1: 3 * -256 - 2 * (2^31 - 1) =
+	 * -766 - 2^32, which wraps to -766 */
+	d = (struct rg_data){ .p = mixed(MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 1, 2, 16) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	memset(d.a, 0, 16);
+	memset(d.b, 0, 32);
+	put8(d.a, 0, MMAGEN_S8, -128);
+	put8(d.a, 1, MMAGEN_S8, 127);
+	put8(d.a, 2, MMAGEN_S8, -1);
+	put8(d.b, 0, MMAGEN_U8, 255);
+	put8(d.b, 1, MMAGEN_U8, 255);
+	put8(d.b, 2, MMAGEN_U8, 1);
+	put32(d.c, 0, 0x7FFFFFFFu);
+	CHECK_EXPR(rg_dot(&d, 0, 0, &sa) == -256 && sa == 128 * 255 + 127 * 255 + 1);
+	d.p.alpha = 3.7f;
+	d.p.beta = -2.9f;
+	double r = rg_reference(&d, 0, 0, &sa, &c);
+	CHECK(r == -766 && c == 0x7FFFFFFF, "s32 wrap: %.17g", r);
+	/* the same into f32: no integer alpha, no wrap */
+	d.p.out = MMAGEN_F32;
+	put32(d.c, 0, 0x40400000u);               /* 3.0 */
+	r = rg_reference(&d, 0, 0, &sa, &c);
+	CHECK(r == (double)3.7f * -256 + (double)-2.9f * 3, "s8 -> f32: %.17g", r);
+	rg_data_free(&d);
+
+	/* u8 x u8, K = 33040: 255 * 255 * 33040 = 2148426000 passes 2^31; the
+	 * s32 accumulator holds 2148426000 - 2^32 = -2146541296 */
+	d = (struct rg_data){ .p = problem(MMAGEN_U8, MMAGEN_F32, 1, 2, 33040) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	memset(d.a, 0xFF, 33040);
+	memset(d.b, 0xFF, 2 * 33040);
+	CHECK_EXPR(rg_dot(&d, 0, 1, &sa) == 2148426000.0);
+	CHECK_EXPR(rg_reference(&d, 0, 1, &sa, &c) == -2146541296.0);
+	d.p.out = MMAGEN_S32;
+	d.p.alpha = -1;
+	CHECK_EXPR(rg_reference(&d, 0, 1, &sa, &c) == 2146541296.0);
+	rg_data_free(&d);
+
+	/* cvt.rzi.s32.f32 and the wrap */
+	CHECK_EXPR(rg_int_scale(1.9f) == 1 && rg_int_scale(-1.9f) == -1 && rg_int_scale(0.5f) == 0);
+	CHECK_EXPR(rg_int_scale(3e9f) == INT32_MAX && rg_int_scale(-3e9f) == INT32_MIN &&
+		   rg_int_scale(-0x1p31f) == INT32_MIN && rg_int_scale(NAN) == 0);
+	CHECK_EXPR(rg_wrap32(0x80000000ll) == INT32_MIN && rg_wrap32(-1) == -1 &&
+		   rg_wrap32(0x100000005ll) == 5 && rg_wrap32(-0x100000003ll) == -3 &&
+		   rg_wrap32(INT64_MIN) == 0 && rg_wrap32(0x7FFFFFFF) == INT32_MAX);
+}
+
 /* D as the kernel computes it, modelled independently: f32 sums in
- * order, f32 alpha product, f32 FMA with beta * C, rounding into out. */
+ * order (FP8: per K block of 128 from zero, added into f32 sums; s8/u8:
+ * a wrapping 32-bit sum), f32 alpha product and FMA with beta * C, or
+ * for s32 D wrapping 32-bit arithmetic with alpha and beta truncated,
+ * then the rounding into out. */
 static void model_kernel(struct rg_data *d)
 {
 	const struct rg_problem *p = &d->p;
+	int fp8 = p->a == MMAGEN_E4M3 || p->a == MMAGEN_E5M2;
+	int integer = p->a == MMAGEN_S8 || p->a == MMAGEN_U8;
 	for (uint32_t i = 0; i < p->m; i++)
 		for (uint32_t j = 0; j < p->n; j++) {
-			float acc = 0;
-			for (uint32_t x = 0; x < p->k; x++)
-				acc += (float)rg_value(p->ab, d->a, (size_t)i * p->k + x) *
-				       (float)rg_value(p->ab, d->b, (size_t)j * p->k + x);
-			float v = p->alpha * acc;
-			if (p->beta != 0)
-				v = fmaf(p->beta, (float)rg_value(p->out, d->c, (size_t)i * p->n + j), v);
-			uint64_t bits = mmagen_type_encode(p->out, v);
+			float acc = 0, part = 0;
+			uint32_t iacc = 0;
 			size_t at = (size_t)i * p->n + j;
+			for (uint32_t x = 0; x < p->k; x++) {
+				double a = rg_value(p->a, d->a, (size_t)i * p->k + x);
+				double b = rg_value(p->b, d->b, (size_t)j * p->k + x);
+				if (integer)
+					iacc += (uint32_t)(int32_t)(a * b);
+				else if (fp8)
+					part += (float)a * (float)b;
+				else
+					acc += (float)a * (float)b;
+				if (fp8 && (x % 128 == 127 || x == p->k - 1)) {
+					acc += part;
+					part = 0;
+				}
+			}
+			uint64_t bits;
+			if (p->out == MMAGEN_S32) {
+				uint32_t v = (uint32_t)(int32_t)p->alpha * iacc;
+				if (p->beta != 0)
+					v += (uint32_t)(int32_t)p->beta *
+					     (uint32_t)(int32_t)rg_value(MMAGEN_S32, d->c, at);
+				bits = v;
+			} else {
+				if (integer)
+					acc = (float)(int32_t)iacc;
+				float v = p->alpha * acc;
+				if (p->beta != 0)
+					v = fmaf(p->beta, (float)rg_value(p->out, d->c, at), v);
+				bits = mmagen_type_encode(p->out, v);
+			}
 			unsigned eb = rg_elem_bytes(p->out);
 			for (unsigned b = 0; b < eb; b++)
 				((uint8_t *)d->d)[at * eb + b] = (uint8_t)(bits >> (8 * b));
@@ -224,10 +557,13 @@ static void set_elem(struct rg_data *d, size_t at, double v)
 		((uint8_t *)d->d)[at * eb + b] = (uint8_t)(bits >> (8 * b));
 }
 
-static void test_verify(mmagen_type ab, mmagen_type out, float alpha, float beta)
+static void test_verify(mmagen_type a, mmagen_type b, mmagen_type out, float alpha, float beta)
 {
-	struct rg_data d = { .p = problem(ab, out, 37, 22, 200) };
+	struct rg_data d = { .p = mixed(a, b, out, 37, 22, 208) };
 	struct rg_verdict v;
+	int exact = out == MMAGEN_S32;
+	const char *name = mmagen_type_name(a), *bname = mmagen_type_name(b),
+		   *oname = mmagen_type_name(out);
 
 	d.p.alpha = alpha;
 	d.p.beta = beta;
@@ -235,33 +571,38 @@ static void test_verify(mmagen_type ab, mmagen_type out, float alpha, float beta
 	rg_fill_inputs(&d);
 	model_kernel(&d);
 	CHECK_EXPR(rg_verify(&d, &v) == 0);
-	CHECK(v.bad == 0 && v.checked == 37 * 22 && v.worst_ratio <= 1,
-	      "%s -> %s alpha %g beta %g: %zu bad of %zu (first D[%u][%u] = %g, ref %g, tol %g)",
-	      mmagen_type_name(ab), mmagen_type_name(out), alpha, beta, v.bad, v.checked,
-	      v.bi, v.bj, v.bad_got, v.bad_ref, v.bad_tol);
-	/* one element off by twice its tolerance, another by half of it */
+	CHECK(v.bad == 0 && v.checked == 37 * 22 && v.worst_ratio <= 1 && (!exact || v.worst_err == 0),
+	      "%s x %s -> %s alpha %g beta %g: %zu bad of %zu (first D[%u][%u] = %g, ref %g, tol %g)",
+	      name, bname, oname, alpha, beta, v.bad, v.checked, v.bi, v.bj, v.bad_got, v.bad_ref,
+	      v.bad_tol);
+	/* one element off by twice its tolerance (s32: by one), another by
+	 * half of it */
 	double sa, c, ref = rg_reference(&d, 5, 7, &sa, &c);
-	double tol = rg_tolerance(out, d.p.k, alpha, beta, sa, c, ref);
-	set_elem(&d, 5 * 22 + 7, ref + 2 * tol + rg_half_ulp(out, ref + 2 * tol));
+	double tol = rg_tolerance(&d.p, sa, c, ref);
+	CHECK(exact ? tol == 0 : tol > 0, "%s x %s -> %s: tolerance %g", name, bname, oname, tol);
+	set_elem(&d, 5 * 22 + 7, exact ? rg_wrap32((int64_t)ref + 1)
+				       : ref + 2 * tol + rg_half_ulp(out, ref + 2 * tol));
 	CHECK_EXPR(rg_verify(&d, &v) == 0);
-	CHECK(v.bad == 1 && v.bi == 5 && v.bj == 7, "off by 2 tol: %zu bad, first [%u][%u]",
-	      v.bad, v.bi, v.bj);
+	CHECK(v.bad == 1 && v.bi == 5 && v.bj == 7, "%s x %s -> %s off by 2 tol: %zu bad, first [%u][%u]",
+	      name, bname, oname, v.bad, v.bi, v.bj);
 	if (out == MMAGEN_F32) {   /* only f32 can hold ref + tol/2 exactly enough */
 		set_elem(&d, 5 * 22 + 7, ref + tol / 2);
 		CHECK_EXPR(rg_verify(&d, &v) == 0 && v.bad == 0);
 	}
-	/* the poison (NaN) and a dropped product are caught */
+	/* the poison (NaN; -1 in s32) and a dropped product are caught */
 	model_kernel(&d);
 	memset((uint8_t *)d.d + (36 * 22 + 21) * rg_elem_bytes(out), 0xFF, rg_elem_bytes(out));
-	CHECK_EXPR(rg_verify(&d, &v) == 0 && v.bad == 1 && v.bi == 36 && v.bj == 21);
+	CHECK(rg_verify(&d, &v) == 0 && v.bad == 1 && v.bi == 36 && v.bj == 21,
+	      "%s x %s -> %s poison: %zu bad", name, bname, oname, v.bad);
 	model_kernel(&d);
-	double last = rg_value(ab, d.a, 3 * 200 + 199) * rg_value(ab, d.b, 4 * 200 + 199);
+	double last = rg_value(a, d.a, 3 * 208 + 207) * rg_value(b, d.b, 4 * 208 + 207);
+	double scaled = exact ? (double)(int32_t)alpha * last : alpha * last;
 	ref = rg_reference(&d, 3, 4, &sa, &c);
-	set_elem(&d, 3 * 22 + 4, ref - alpha * last);
+	set_elem(&d, 3 * 22 + 4, exact ? rg_wrap32((int64_t)(ref - scaled)) : ref - scaled);
 	CHECK_EXPR(rg_verify(&d, &v) == 0);
-	CHECK(fabs(alpha * last) < 2 * rg_tolerance(out, d.p.k, alpha, beta, sa, c, ref) ||
-	      (v.bad == 1 && v.bi == 3 && v.bj == 4),
-	      "a dropped product (%g) not caught: %zu bad", alpha * last, v.bad);
+	CHECK(fabs(scaled) < 2 * rg_tolerance(&d.p, sa, c, ref) || (v.bad == 1 && v.bi == 3 && v.bj == 4),
+	      "%s x %s -> %s: a dropped product (%g) not caught: %zu bad", name, bname, oname, scaled,
+	      v.bad);
 	rg_data_free(&d);
 }
 
@@ -396,7 +737,7 @@ static void test_save_load(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		l = (struct rg_data){ .p = d.p };
 		l.p.m = bad[i].m, l.p.n = bad[i].n, l.p.k = bad[i].k, l.p.alpha = bad[i].alpha;
-		l.p.ab = bad[i].ab, l.p.out = bad[i].out;
+		l.p.a = l.p.b = bad[i].ab, l.p.out = bad[i].out;
 		int rc = rg_load(path, &l, bad[i].layout);
 		CHECK(rc == -1 && strstr(rg_error(), bad[i].msg) && !strchr(rg_error(), '\n') && !l.a,
 		      "mismatched %s: rc %d, %s", bad[i].field, rc, rg_error());
@@ -434,6 +775,30 @@ static void test_save_load(void)
 	snprintf(path, sizeof path, "%s/sub/A.bin", dir);
 	CHECK(rg_save(path, &d, "tn") == -1, "save into a file accepted");
 	rg_data_free(&d);
+
+	/* a mix: A and B have types of their own in the description */
+	d = (struct rg_data){ .p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F16, 2, 4, 16) };
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	snprintf(path, sizeof path, "%s/mix", dir);
+	CHECK(rg_save(path, &d, "tn") == 0, "save mix: %s", rg_error());
+	snprintf(path, sizeof path, "%s/mix/gemm.json", dir);
+	json = slurp(path);
+	CHECK(json && strstr(json, "\"A\": {\"file\": \"A.bin\", \"type\": \"e4m3\", \"shape\": [2, 16]") &&
+	      strstr(json, "\"B\": {\"file\": \"B.bin\", \"type\": \"e5m2\", \"shape\": [4, 16]") &&
+	      strstr(json, "\"C\": {\"file\": \"C.bin\", \"type\": \"f16\""),
+	      "mix description: %s", json ? json : "(none)");
+	snprintf(path, sizeof path, "%s/mix", dir);
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(path, &l, "tn") == 0, "load mix: %s", rg_error());
+	CHECK_EXPR(l.a && !memcmp(l.a, d.a, 32) && !memcmp(l.b, d.b, 64) && !memcmp(l.c, d.c, 16));
+	rg_data_free(&l);
+	l = (struct rg_data){ .p = d.p };
+	l.p.b = MMAGEN_E4M3;
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "B.type is \"e5m2\", not \"e4m3\""),
+	      "mix, B mismatched: %s", rg_error());
+	rg_data_free(&d);
+
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	CHECK_EXPR(system(cmd) == 0);
@@ -445,12 +810,27 @@ int main(void)
 	test_half_ulp();
 	test_tolerance();
 	test_round();
+	test_value();
 	test_fill();
+	test_fill_types();
 	test_reference();
-	test_verify(MMAGEN_BF16, MMAGEN_BF16, 1, 0);
-	test_verify(MMAGEN_BF16, MMAGEN_F32, 1.5f, 0.5f);
-	test_verify(MMAGEN_F16, MMAGEN_F16, -2, 1);
-	test_verify(MMAGEN_F16, MMAGEN_F32, 1, 0);
+	test_reference_types();
+	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 1, 0);
+	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 1.5f, 0.5f);
+	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, -2, 1);
+	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 1, 0);
+	test_verify(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 1, 0);
+	test_verify(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_BF16, 0.5f, -1);
+	test_verify(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F16, 1, 1);
+	test_verify(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 1, 0);
+	test_verify(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F16, -1.5f, 0.5f);
+	test_verify(MMAGEN_E5M2, MMAGEN_E4M3, MMAGEN_F32, 1, 1);
+	test_verify(MMAGEN_E5M2, MMAGEN_E5M2, MMAGEN_F32, 2, 0);
+	test_verify(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32, 1, 0);
+	test_verify(MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 3.5f, -2);
+	test_verify(MMAGEN_U8, MMAGEN_U8, MMAGEN_S32, -7, 1);
+	test_verify(MMAGEN_U8, MMAGEN_S8, MMAGEN_F32, 1, 0.5f);
+	test_verify(MMAGEN_S8, MMAGEN_S8, MMAGEN_F32, -0.25f, 0);
 	test_sample();
 	test_grid();
 	test_save_load();
