@@ -2,19 +2,20 @@
  * --family spellings, emitter dispatch, the opcode and shape of a form. */
 #include "family.h"
 #include "emit.h"
+#include "kernel.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
 static const struct family families[MMAGEN_FAM_END] = {
-	[MMAGEN_FAM_MMA] = { "mma", "mma.sync and mma.sp", &mmagen_emit_mma, NULL,
+	[MMAGEN_FAM_MMA] = { "mma", "mma.sync and mma.sp", &mmagen_emit_mma, &tile_gen_mma,
 		{ { "mma.sync", MMAGEN_SPARSE_NONE }, { "mma", MMAGEN_SPARSE_NONE },
 		  { "mma.sp", MMAGEN_SPARSE_SP },
 		  { "mma.sp::ordered_metadata", MMAGEN_SPARSE_ORDERED } } },
-	[MMAGEN_FAM_WGMMA] = { "wgmma", "wgmma.mma_async (sm_90a)", &mmagen_emit_wgmma, NULL,
+	[MMAGEN_FAM_WGMMA] = { "wgmma", "wgmma.mma_async (sm_90a)", &mmagen_emit_wgmma, &tile_gen_wgmma,
 		{ { "wgmma", MMAGEN_SPARSE_NONE }, { "wgmma.sp", MMAGEN_SPARSE_SP } } },
-	[MMAGEN_FAM_TCGEN05] = { "tcgen05", "tcgen05.mma (sm_100 family)", &mmagen_emit_tcgen05, NULL,
+	[MMAGEN_FAM_TCGEN05] = { "tcgen05", "tcgen05.mma (sm_100 family)", &mmagen_emit_tcgen05, &tile_gen_tcgen05,
 		{ { "tcgen05.mma", MMAGEN_SPARSE_NONE }, { "tcgen05", MMAGEN_SPARSE_NONE },
 		  { "tcgen05.mma.sp", MMAGEN_SPARSE_SP }, { "tcgen05.sp", MMAGEN_SPARSE_SP } } },
 	[MMAGEN_FAM_LDMATRIX] = { "ldmatrix", "ldmatrix", &mmagen_emit_ldmatrix, NULL,

@@ -1,23 +1,16 @@
 /* tile.c - the public entry points of tile kernels: options, manifest,
  * kernel; each family's generator (kernel.h) does the work. */
 #include "kernel.h"
+#include "family.h"
 #include "abi.h"
 
 #include <string.h>
 
-/* The generator of f's tile kernel, or NULL. */
+/* The generator of f's tile kernel (the family list), or NULL. */
 static const struct tile_gen *tile_gen_of(const mmagen_form *f)
 {
-	switch (f->family) {
-	case MMAGEN_FAM_MMA:
-		return &tile_gen_mma;
-	case MMAGEN_FAM_WGMMA:
-		return &tile_gen_wgmma;
-	case MMAGEN_FAM_TCGEN05:
-		return &tile_gen_tcgen05;
-	default:
-		return NULL;
-	}
+	const struct family *fam = family_of(f->family);
+	return fam ? fam->tile : NULL;
 }
 
 void mmagen_tile_opts_init_size(mmagen_tile_opts *out, size_t size)
