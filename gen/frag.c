@@ -145,3 +145,22 @@ kreg frag_param_ptr(struct kb *kb, const char *param)
 	ke(kb, "\tld.param.u64 $r, [$s];\n\tcvta.to.global.u64 $r, $r;\n", g, param, g, g);
 	return g;
 }
+
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg first, unsigned end,
+		     unsigned step, int uniform)
+{
+	l->i = kb_reg(kb, K_B32);
+	l->head = kb_label(kb);
+	l->done = kb_label(kb);
+	l->out = kb_reg(kb, K_PRED);
+	l->step = step;
+	l->uniform = uniform;
+	ke(kb, "\tmov.u32 $r, $r;\n$r:\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra$s $r;\n",
+	   l->i, first, l->head, l->out, l->i, end, l->out, uniform ? ".uni" : "", l->done);
+}
+
+void frag_loop_end(struct kb *kb, const struct frag_loop *l)
+{
+	ke(kb, "\tadd.u32 $r, $r, $u;\n\tbra$s $r;\n$r:\n", l->i, l->i, l->step,
+	   l->uniform ? ".uni" : "", l->head, l->done);
+}

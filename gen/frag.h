@@ -45,4 +45,25 @@ void frag_store(struct kb *kb, const struct frag_io *io, kreg src, kreg pred);
  * converted to a global address. */
 kreg frag_param_ptr(struct kb *kb, const char *param);
 
+/* A loop in which every thread strides a b32 counter over [first, end):
+ *
+ *	struct frag_loop l;
+ *	frag_loop_begin(kb, &l, tid, bytes, 128, 1);
+ *	... the body, with l.i ...
+ *	frag_loop_end(kb, &l);
+ *
+ * `uniform`: every thread of a warp leaves the loop after the same trip
+ * (e.g. first = %tid.x, step = the block size and end a multiple of it),
+ * so the branches are bra.uni. */
+struct frag_loop {
+	kreg i;              /* the counter */
+	kreg head, done;     /* labels */
+	kreg out;            /* predicate: i >= end */
+	unsigned step;
+	int uniform;
+};
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg first, unsigned end,
+		     unsigned step, int uniform);
+void frag_loop_end(struct kb *kb, const struct frag_loop *l);
+
 #endif
