@@ -16,6 +16,7 @@
  * accumulator and A-register loads go through index tables (frag.h). */
 #include "kernel.h"
 
+#include <assert.h>
 #include <string.h>
 
 struct wg {
@@ -165,9 +166,18 @@ static void load_byte(struct kb *kb, kreg g, kreg idx, kreg v)
 	   a, idx, a, g, a, h, a, v, h);
 }
 
+/* One operand's copy into shared memory. */
+struct fill {
+	const mmagen_smem_layout *l;
+	const char *sym;       /* the shared array */
+	int is_b;              /* B (row-major k x n), else A (row-major 64 x k) */
+	unsigned bits, k, n;   /* element width, tile shape */
+	kreg g;                /* the tile's global address */
+};
+
 /* b1's B: bit j of K-major byte `byte` of column `col` is element
  * k = 8*byte + j of that column in the row-major KxN tile. */
-static void gather_bits(struct kb *kb, kreg g, unsigned n, kreg col, kreg byte, kreg v)
+static void gather_bits(struct kb *kb, const struct fill *fl, kreg col, kreg byte, kreg v)
 {
 	kreg k = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
 	kreg a = kb_reg(kb, K_B64), h = kb_reg(kb, K_B16);
@@ -178,35 +188,34 @@ static void gather_bits(struct kb *kb, kreg g, unsigned n, kreg col, kreg byte, 
 		       "\tld.global.u8 $r, [$r];\n\tcvt.u32.u16 $r, $r;\n"
 		       "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n\tand.b32 $r, $r, 1;\n"
 		       "\tshl.b32 $r, $r, $u;\n\tor.b32 $r, $r, $r;\n",
-		   k, byte, j, k, k, n, col, t, k, a, t, a, g, a, h, a, t, h, k, k, t, t, k,
-		   t, t, t, t, j, v, v, t);
+		   k, byte, j, k, k, fl->n, col, t, k, a, t, a, fl->g, a, h, a, t, h, k, k, t,
+		   t, k, t, t, t, t, j, v, v, t);
 }
 
-/* v = shared byte (row, byte) of operand A (is_b = 0, row-major 64 x k)
- * or B (row-major k x n), `bits` per element, in layout l. */
-static void gather(struct kb *kb, const mmagen_smem_layout *l, int is_b, unsigned bits,
-		   unsigned k, unsigned n, kreg g, kreg row, kreg byte, kreg v)
+/* v = byte `byte` of row `row` of the operand's layout, from global
+ * memory. */
+static void gather(struct kb *kb, const struct fill *fl, kreg row, kreg byte, kreg v)
 {
-	unsigned eb = bits / 8;
+	unsigned eb = fl->bits / 8, k = fl->k, n = fl->n;
 
-	if (is_b && !l->mn_major && bits < 8) {
-		gather_bits(kb, g, n, row, byte, v);
+	if (fl->is_b && !fl->l->mn_major && fl->bits < 8) {
+		gather_bits(kb, fl, row, byte, v);
 		return;
 	}
 	kreg i = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
-	if (l->mn_major && !is_b)   /* 16-bit A: element (byte/2, row), byte%2 */
+	if (fl->l->mn_major && !fl->is_b)   /* 16-bit A: element (byte/2, row), byte%2 */
 		ke(kb, "\tshr.u32 $r, $r, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
 		       "\tshl.b32 $r, $r, 1;\n\tand.b32 $r, $r, 1;\n\tadd.u32 $r, $r, $r;\n",
 		   i, byte, i, i, k, row, i, i, t, byte, i, i, t);
-	else if (l->mn_major)       /* 16-bit B: K row `row` is a row of the tile */
+	else if (fl->l->mn_major)           /* 16-bit B: K row `row` is a row of the tile */
 		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", i, row, n * 2, byte);
-	else if (!is_b)             /* A: byte `byte` of row `row` */
-		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", i, row, k * bits / 8, byte);
-	else                        /* B: element k = byte/eb of column row, byte%eb */
+	else if (!fl->is_b)                 /* A: byte `byte` of row `row` */
+		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", i, row, k * fl->bits / 8, byte);
+	else                                /* B: element byte/eb of column row, byte%eb */
 		ke(kb, "\tdiv.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
 		       "\tmul.lo.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n",
 		   i, byte, eb, i, i, n, row, i, i, eb, t, byte, eb, i, i, t);
-	load_byte(kb, g, i, v);
+	load_byte(kb, fl->g, i, v);
 }
 
 /* Copy A (is_b = 0) or B into its shared layout: thread tid fills bytes
@@ -215,42 +224,49 @@ static void gather(struct kb *kb, const mmagen_smem_layout *l, int is_b, unsigne
 static void emit_fill(struct kb *kb, const struct wg *w, const mmagen_form *f, int is_b,
 		      kreg g, kreg tid)
 {
-	const mmagen_smem_layout *l = is_b ? &w->lb : &w->la;
+	const struct fill fl = {
+		is_b ? &w->lb : &w->la, is_b ? "mmagen_sb" : "mmagen_sa", is_b,
+		is_b ? w->bbits : w->abits, is_b ? f->k : w->acols, f->n, g,
+	};
 	kreg row = kb_reg(kb, K_B32), byte = kb_reg(kb, K_B32), v = kb_reg(kb, K_B32);
 	kreg skip = kb_label(kb), pad = kb_reg(kb, K_PRED);
 	kreg sa = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16);
-	const char *sym = is_b ? "mmagen_sb" : "mmagen_sa";
 	struct frag_loop loop;
 
 	ke(kb, "\t// $s: copy into shared memory, $s-major, swizzle $u\n", is_b ? "fb" : "fa",
-	   l->mn_major ? "MN" : "K", l->swizzle);
+	   fl.l->mn_major ? "MN" : "K", fl.l->swizzle);
 	/* every layout is whole 128-byte core matrices: all threads make
 	 * the same number of trips */
-	frag_loop_begin(kb, &loop, tid, l->bytes, 128, 1);
-	emit_locate(kb, l, loop.i, row, byte);
+	frag_loop_begin(kb, &loop, tid, fl.l->bytes, 128, 1);
+	emit_locate(kb, fl.l, loop.i, row, byte);
+	/* .uni as in the kernel that passed on the H200, although lanes of a
+	 * warp can disagree here with 16-byte rows under a swizzle (sparse
+	 * A): plain bra would be the strict spelling */
 	ke(kb, "\tmov.u32 $r, 0;\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra.uni $r;\n",
-	   v, pad, byte, l->kbytes, pad, skip);
-	if (is_b)
-		gather(kb, l, 1, w->bbits, f->k, f->n, g, row, byte, v);
-	else
-		gather(kb, l, 0, w->abits, w->acols, f->n, g, row, byte, v);
+	   v, pad, byte, fl.l->kbytes, pad, skip);
+	gather(kb, &fl, row, byte, v);
 	ke(kb, "$r:\n\tmov.u32 $r, $s;\n\tadd.u32 $r, $r, $r;\n\tcvt.u16.u32 $r, $r;\n"
 	       "\tst.shared.u8 [$r], $r;\n",
-	   skip, sa, sym, sa, sa, loop.i, h, v, sa, h);
+	   skip, sa, fl.sym, sa, sa, loop.i, h, v, sa, h);
 	frag_loop_end(kb, &loop);
 }
 
 /* ---- fragments through index tables ---- */
+
+/* The accumulator: N columns, `elems` elements per register. */
+struct acc_shape {
+	unsigned n, elems;
+};
 
 /* The accumulator table: lane, element e -> index in the warp's 16xN
  * slice (row*N + col), the m16n8 accumulator layout per 8 columns. */
 static mmagen_status acc_index(const void *ctx, unsigned lane, unsigned reg, unsigned elem,
 			       unsigned *index)
 {
-	const unsigned *shape = ctx;   /* N, elements per register */
-	unsigned e = reg * shape[1] + elem, j = e / 4, q = e % 4;
+	const struct acc_shape *a = ctx;
+	unsigned e = reg * a->elems + elem, j = e / 4, q = e % 4;
 	unsigned row = lane / 4 + 8 * (q / 2), col = 8 * j + (lane % 4) * 2 + q % 2;
-	*index = row * shape[0] + col;
+	*index = row * a->n + col;
 	return MMAGEN_OK;
 }
 
@@ -286,14 +302,14 @@ static void emit_areg(struct kb *kb, const struct wg *w, kreg a, kreg g, kreg wa
 static mmagen_status tables(struct kb *kb, const struct wg *w, const mmagen_form *f,
 			    unsigned acc_regs)
 {
-	unsigned shape[2] = { f->n, f->n / 2 / acc_regs };
+	struct acc_shape shape = { f->n, f->n / 2 / acc_regs };
 	mmagen_status s = MMAGEN_OK;
 
 	kb_at(kb, "tables");
 	if (w->amma)
 		s = frag_table_form(kb, "mmagen_ta", w->amma, MMAGEN_OPND_A, &w->afr);
 	if (!s)
-		s = frag_table(kb, "mmagen_td", 32, acc_regs, shape[1], acc_index, shape);
+		s = frag_table(kb, "mmagen_td", 32, acc_regs, shape.elems, acc_index, &shape);
 	return s;
 }
 
@@ -357,6 +373,15 @@ static void describe(struct kb *kb, const mmagen_form *f, const mmagen_tile_opts
 	kb_set(kb, "major_b", "$s", major[o->major_b]);
 }
 
+/* The global address of the manifest's parameter `name` (g[i] holds
+ * parameter i's, from tile_entry_params). */
+static kreg ptr(const mmagen_tile_info *ti, const kreg *g, const char *name)
+{
+	const mmagen_tile_param *p = tile_param(ti, name);
+	assert(p);
+	return g[p - ti->params];
+}
+
 static mmagen_status wgmma_emit(const mmagen_form *f, int t, const mmagen_tile_opts *o,
 				const mmagen_tile_info *ti, struct buf *out)
 {
@@ -387,28 +412,29 @@ static mmagen_status wgmma_emit(const mmagen_form *f, int t, const mmagen_tile_o
 	kreg tid = kb_slot_reg(&kb, "tid", K_B32), warp = kb_slot_reg(&kb, "warp", K_B32);
 	kreg lane = kb_slot_reg(&kb, "lane", K_B32);
 	kb_at(&kb, "fill_a");
-	emit_fill(&kb, &w, f, 0, g[0], tid);
+	emit_fill(&kb, &w, f, 0, ptr(ti, g, "A"), tid);
 	kb_at(&kb, "fill_b");
-	emit_fill(&kb, &w, f, 1, g[1], tid);
+	emit_fill(&kb, &w, f, 1, ptr(ti, g, "B"), tid);
 	kb_flag(&kb, "a_regs", w.amma != NULL);
 	if (w.amma) {
 		kb_at(&kb, "load_a");
-		emit_areg(&kb, &w, tile_find_op(&in, "a")->reg, g[0], warp, lane);
+		emit_areg(&kb, &w, tile_find_op(&in, "a")->reg, ptr(ti, g, "A"), warp,
+			  lane);
 	}
 	kb_flag(&kb, "sparse", f->sparse);
 	if (f->sparse) {
 		kb_slot_reg(&kb, "x", K_B64);
-		kb_set(&kb, "ge", "$r", g[4]);
+		kb_set(&kb, "ge", "$r", ptr(ti, g, "E"));
 		kb_set(&kb, "e", "$r", tile_find_op(&in, "e")->reg);
 	}
 	kb_at(&kb, "load_c");
-	emit_acc(&kb, f, acc, w.cbits, g[2], warp, lane, 0);
+	emit_acc(&kb, f, acc, w.cbits, ptr(ti, g, "C"), warp, lane, 0);
 	kb_set(&kb, "sd", "$r", tile_find_op(&in, "sd")->reg);
 	kb_set(&kb, "scale_d", "$u", o->scale_d ? 1u : 0u);
 	kb_at(&kb, "wgmma");
 	emit_instruction(kb_buf(&kb), f, &in);
 	kb_at(&kb, "store_d");
-	emit_acc(&kb, f, acc, w.dbits, g[3], warp, lane, 1);
+	emit_acc(&kb, f, acc, w.dbits, ptr(ti, g, "D"), warp, lane, 1);
 	return kb_render(&kb, out);
 }
 
