@@ -146,21 +146,23 @@ kreg frag_param_ptr(struct kb *kb, const char *param)
 	return g;
 }
 
-void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg start, unsigned count,
-		     unsigned step)
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg first, unsigned end,
+		     unsigned step, int uniform)
 {
-	kreg p = kb_reg(kb, K_PRED);
 	l->i = kb_reg(kb, K_B32);
-	l->top = kb_label(kb);
-	l->end = kb_label(kb);
+	l->head = kb_label(kb);
+	l->done = kb_label(kb);
+	l->out = kb_reg(kb, K_PRED);
 	l->step = step;
-	ke(kb, "\tmov.u32 $r, $r;\n$r:\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra $r;\n",
-	   l->i, start, l->top, p, l->i, count, p, l->end);
+	l->uniform = uniform;
+	ke(kb, "\tmov.u32 $r, $r;\n$r:\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra$s $r;\n",
+	   l->i, first, l->head, l->out, l->i, end, l->out, uniform ? ".uni" : "", l->done);
 }
 
 void frag_loop_end(struct kb *kb, const struct frag_loop *l)
 {
-	ke(kb, "\tadd.u32 $r, $r, $u;\n\tbra $r;\n$r:\n", l->i, l->i, l->step, l->top, l->end);
+	ke(kb, "\tadd.u32 $r, $r, $u;\n\tbra$s $r;\n$r:\n", l->i, l->i, l->step,
+	   l->uniform ? ".uni" : "", l->head, l->done);
 }
 
 void frag_load_packed(struct kb *kb, kreg dst, kreg g, kreg bit, unsigned bits)

@@ -60,15 +60,25 @@ void frag_load_holes(struct kb *kb, const struct frag_io *io, kreg dst);
  * converted to a global address. */
 kreg frag_param_ptr(struct kb *kb, const char *param);
 
-/* A loop of the threads of a block over `count` items: item i = start,
- * start + step, ... while i < count (start: this thread's index).  The
- * body goes between frag_loop_begin and frag_loop_end; l->i is the item. */
+/* A loop in which every thread strides a b32 counter over [first, end):
+ *
+ *	struct frag_loop l;
+ *	frag_loop_begin(kb, &l, tid, bytes, 128, 1);
+ *	... the body, with l.i ...
+ *	frag_loop_end(kb, &l);
+ *
+ * `uniform`: every thread of a warp leaves the loop after the same trip
+ * (e.g. first = %tid.x, step = the block size and end a multiple of it),
+ * so the branches are bra.uni. */
 struct frag_loop {
-	kreg i, top, end;
+	kreg i;              /* the counter */
+	kreg head, done;     /* labels */
+	kreg out;            /* predicate: i >= end */
 	unsigned step;
+	int uniform;
 };
-void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg start, unsigned count,
-		     unsigned step);
+void frag_loop_begin(struct kb *kb, struct frag_loop *l, kreg first, unsigned end,
+		     unsigned step, int uniform);
 void frag_loop_end(struct kb *kb, const struct frag_loop *l);
 
 /* dst (b32) = the `bits`-wide element (1..8, 16 or 32 bits) at bit offset

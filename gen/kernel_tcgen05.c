@@ -304,7 +304,7 @@ static void emit_fill(struct kb *kb, const struct plan *p, const struct regs *R,
 	struct frag_loop lp;
 
 	ke(kb, "\t// $s: global row-major -> shared K-major\n", is_b ? "B" : "A");
-	frag_loop_begin(kb, &lp, R->tx, rows * kc, 128);
+	frag_loop_begin(kb, &lp, R->tx, rows * kc, 128, 0);
 	ke(kb, "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n", r, lp.i, kc, c, lp.i, kc);
 	kreg off = emit_chunk_addr(kb, p, R, r, c, kc, is_b ? p->b_off : p->a_off);
 	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", g, R->rank, rows, r);
@@ -325,7 +325,7 @@ static void emit_sf_fill(struct kb *kb, const struct plan *p, const struct regs 
 	struct frag_loop lp;
 
 	ke(kb, "\t// SA, SB: shared chunks for tcgen05.cp 32x128b\n");
-	frag_loop_begin(kb, &lp, R->tx, 512 * (1 + p->sfb_chunks), 128);
+	frag_loop_begin(kb, &lp, R->tx, 512 * (1 + p->sfb_chunks), 128, 0);
 	/* chunk q, byte b: row or column m = (b/16) + 32*((b/4)%4), SF v = b%4 */
 	ke(kb, "\tshr.u32 $r, $r, 9;\n\tand.b32 $r, $r, 511;\n"
 	       "\tshr.u32 $r, $r, 4;\n\tshr.u32 $r, $r, 2;\n\tand.b32 $r, $r, 3;\n"

@@ -1,20 +1,22 @@
-/* kernel_wgmma.c - one-tile kernels for wgmma.mma_async (sm_90a).
+/* kernel_wgmma.c - one-tile kernels for wgmma.mma_async (sm_90a)
+ * (templates/wgmma_tile.ptx.in).
  *
  * One warpgroup (128 threads).  A (64xK) and B (KxN) arrive row-major in
  * global memory; every thread copies bytes of them into shared memory in
- * the canonical K-major layout of the chosen swizzle (smem.c): for each
- * destination byte it computes which row and K byte it holds (the layout's
- * inverse) and fetches that byte -- or, for b1's B, gathers its 8 bits.
- * Then fence.proxy.async makes the copies visible to the tensor cores,
- * the descriptors are built from the shared addresses, C is loaded into the
- * accumulator registers (warp w owns rows 16w..16w+15, laid out like an
- * mma m16n8 accumulator per 8 columns), wgmma runs between wgmma.fence and
- * commit/wait, and D is stored row-major.  A can instead come from
- * registers: each warp then holds the A fragment of the matching mma
- * m16n8kK form for its 16 rows. */
-#include "kernel_legacy.h"
+ * the layout of the chosen swizzle and major-ness (smem.c): for each
+ * destination byte it computes which row and byte it holds (the layout's
+ * inverse, mmagen_smem_locate) and fetches that byte -- or, for b1's B,
+ * gathers its 8 bits.  Then fence.proxy.async makes the copies visible to
+ * the tensor cores, the descriptors are built from the shared addresses,
+ * C is loaded into the accumulator registers (warp w owns rows
+ * 16w..16w+15, laid out like an mma m16n8 accumulator per 8 columns),
+ * wgmma runs between wgmma.fence and commit/wait, and D is stored
+ * row-major.  A can instead come from registers: each warp then holds the
+ * A fragment of the matching mma m16n8kK form for its 16 rows.  The
+ * accumulator and A-register loads go through index tables (frag.h). */
+#include "kernel.h"
 
-#include <stdio.h>
+#include <assert.h>
 #include <string.h>
 
 struct wg {
@@ -39,11 +41,8 @@ static const mmagen_form *mma_twin(const mmagen_form *f, unsigned k)
 	return NULL;
 }
 
-static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struct wg *w)
+static mmagen_status check_opts(const mmagen_form *f, const mmagen_tile_opts *o)
 {
-	mmagen_status s;
-
-	memset(w, 0, sizeof *w);
 	if ((o->major_a || o->major_b) && f->a != MMAGEN_F16 && f->a != MMAGEN_BF16)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"MN-major operands (imm-trans) exist only for f16/bf16 wgmma; %s takes K-major A and B",
@@ -55,6 +54,16 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"only floating wgmma forms negate A or B (imm-scale-a/b); %s has no such operand",
 			mmagen_type_name((mmagen_type)f->a));
+	return MMAGEN_OK;
+}
+
+static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struct wg *w)
+{
+	mmagen_status s;
+
+	memset(w, 0, sizeof *w);
+	if ((s = check_opts(f, o)))
+		return s;
 	w->abits = mmagen_type_bits((mmagen_type)f->a);
 	w->bbits = mmagen_type_bits((mmagen_type)f->b);
 	w->cbits = mmagen_type_bits((mmagen_type)f->c);
@@ -66,36 +75,25 @@ static mmagen_status plan(const mmagen_form *f, const mmagen_tile_opts *o, struc
 		return s;
 	s = o->major_b ? mmagen_smem_layout_mnmajor(f->k, f->n * w->bbits / 8, o->swizzle, &w->lb) :
 			 mmagen_smem_layout_kmajor(f->n, f->k * w->bbits / 8, o->swizzle, &w->lb);
-	if (s)
+	if (s || f->asrc != MMAGEN_ASRC_REG)
 		return s;
-	if (f->asrc == MMAGEN_ASRC_REG) {
-		w->amma = mma_twin(f, w->acols);
-		if (!w->amma)
-			return mmagen_set_error(MMAGEN_UNSUPPORTED,
-				"no mma m16n8k%u form with A %s to take the register layout from",
-				f->k, mmagen_type_name((mmagen_type)f->a));
-		if ((s = mmagen_frag_info(w->amma, MMAGEN_OPND_A, &w->afr)))
-			return s;
-	}
-	return MMAGEN_OK;
+	w->amma = mma_twin(f, w->acols);
+	if (!w->amma)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"no mma m16n8k%u form with A %s to take the register layout from",
+			f->k, mmagen_type_name((mmagen_type)f->a));
+	return mmagen_frag_info(w->amma, MMAGEN_OPND_A, &w->afr);
 }
 
-static mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opts *o,
-			      mmagen_tile_info *ti)
+static mmagen_status wgmma_info(const mmagen_form *f, const mmagen_tile_opts *o,
+				mmagen_tile_info *ti)
 {
 	struct wg w;
 	mmagen_status s = plan(f, o, &w);
 
-	if (s || !ti)
+	if (s)
 		return s;
-	memset(ti, 0, sizeof *ti);
-	ti->kernel = "mmagen_tile";
-	ti->block[0] = 128;
-	ti->block[1] = ti->block[2] = 1;
-	ti->grid[0] = ti->grid[1] = ti->grid[2] = 1;
-	ti->m = f->m;
-	ti->n = f->n;
-	ti->k = f->k;
+	tile_info_init(ti, f, 128);
 	ti->static_smem = w.la.bytes + w.lb.bytes;
 	tile_add_param(ti, "A", 64, w.acols, w.abits, f->a, 0);
 	tile_add_param(ti, "B", f->k, f->n, w.bbits, f->b, 0);
@@ -106,319 +104,343 @@ static mmagen_status tile_info_wgmma(const mmagen_form *f, const mmagen_tile_opt
 	return MMAGEN_OK;
 }
 
-/* %r0 = (row, kbyte) of byte offset %o in layout l: row in %t1, kbyte in
- * %t2 (PTX for mmagen_smem_locate). */
-static void emit_locate_mn(struct buf *b, const mmagen_smem_layout *l)
+/* ---- copying A and B into shared memory ---- */
+
+/* The swizzled part of mmagen_smem_locate: offset x inside 8-row group
+ * grp, whose atom along the row is `atom`, -> (row, byte). */
+static void locate_swizzled(struct kb *kb, const mmagen_smem_layout *l, kreg grp, kreg x,
+			    kreg atom, kreg row, kreg byte)
 {
-	/* %t1 = K row, %t2 = MN byte (mmagen_smem_locate, MN-major) */
-	if (!l->swizzle) {
-		emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
-			 "\tand.b32 %t1, %t3, 127;\n\tshr.u32 %t1, %t1, 4;\n"
-			 "\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
-			 "\tshr.u32 %t2, %t3, 7;\n\tshl.b32 %t2, %t2, 4;\n"
-			 "\tand.b32 %t3, %t3, 15;\n\tadd.u32 %t2, %t2, %t3;\n",
-		      l->lbo, l->lbo);
-		return;
-	}
-	emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
-		 "\tdiv.u32 %v, %t3, $u;\n\trem.u32 %t3, %t3, $u;\n"
-		 "\tshr.u32 %t1, %t3, 7;\n\tand.b32 %t1, %t1, $u;\n\tshl.b32 %t1, %t1, 4;\n"
-		 "\txor.b32 %t3, %t3, %t1;\n"
-		 "\tdiv.u32 %t1, %t3, $u;\n\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
-		 "\trem.u32 %t2, %t3, $u;\n\tmad.lo.u32 %t2, %v, $u, %t2;\n",
-	      l->sbo, l->sbo, l->lbo, l->lbo, l->swizzle / 16 - 1, l->swizzle,
-	      l->swizzle, l->swizzle);
+	kreg t = kb_reg(kb, K_B32);
+	/* the 16-byte chunk is XORed with the row in the group: undo it */
+	ke(kb, "\tshr.u32 $r, $r, 7;\n\tand.b32 $r, $r, $u;\n\tshl.b32 $r, $r, 4;\n"
+	       "\txor.b32 $r, $r, $r;\n",
+	   t, x, t, t, l->swizzle / 16 - 1, t, t, x, x, t);
+	ke(kb, "\tdiv.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
+	       "\trem.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   row, x, l->swizzle, row, grp, row, byte, x, l->swizzle, byte, atom, l->swizzle,
+	   byte);
 }
 
-static void emit_locate(struct buf *b, const mmagen_smem_layout *l)
+/* PTX for mmagen_smem_locate: byte offset `off` of layout l holds byte
+ * `byte` of row `row` (K-major: an M/N row and its K byte; MN-major: a K
+ * row and its M/N byte). */
+static void emit_locate(struct kb *kb, const mmagen_smem_layout *l, kreg off, kreg row,
+			kreg byte)
 {
-	if (l->mn_major) {
-		emit_locate_mn(b, l);
+	kreg grp = kb_reg(kb, K_B32), x = kb_reg(kb, K_B32), atom;
+	/* 8-row groups are SBO apart (K-major) or LBO apart (MN-major) */
+	unsigned group = l->mn_major ? l->lbo : l->sbo;
+
+	if (!l->swizzle) {   /* 8x16-byte core matrices, 128 bytes each */
+		ke(kb, "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n"
+		       "\tand.b32 $r, $r, 127;\n\tshr.u32 $r, $r, 4;\n"
+		       "\tmad.lo.u32 $r, $r, 8, $r;\n"
+		       "\tshr.u32 $r, $r, 7;\n\tshl.b32 $r, $r, 4;\n"
+		       "\tand.b32 $r, $r, 15;\n\tadd.u32 $r, $r, $r;\n",
+		   grp, off, group, x, off, group, row, x, row, row, row, grp, row, byte, x,
+		   byte, byte, x, x, byte, byte, x);
 		return;
 	}
-	if (!l->swizzle) {
-		emitf(b, "\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
-			 "\tand.b32 %t1, %t3, 127;\n\tshr.u32 %t1, %t1, 4;\n"
-			 "\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
-			 "\tshr.u32 %t2, %t3, 7;\n\tshl.b32 %t2, %t2, 4;\n"
-			 "\tand.b32 %t3, %t3, 15;\n\tadd.u32 %t2, %t2, %t3;\n",
-		      l->sbo, l->sbo);
-		return;
-	}
-	/* K wider than a swizzle row: atom index along K in %v first */
-	if (l->kbytes > l->swizzle)
-		emitf(b, "\tdiv.u32 %v, %o, $u;\n\trem.u32 %t3, %o, $u;\n"
-			 "\tdiv.u32 %t0, %t3, $u;\n\trem.u32 %t3, %t3, $u;\n",
-		      l->lbo, l->lbo, l->sbo, l->sbo);
+	atom = kb_reg(kb, K_B32);
+	if (l->mn_major)     /* groups of SBO, atoms of LBO inside */
+		ke(kb, "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n"
+		       "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n",
+		   grp, off, l->sbo, x, off, l->sbo, atom, x, l->lbo, x, x, l->lbo);
+	else if (l->kbytes > l->swizzle)   /* K wider than a swizzle row */
+		ke(kb, "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n"
+		       "\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n",
+		   atom, off, l->lbo, x, off, l->lbo, grp, x, l->sbo, x, x, l->sbo);
 	else
-		emitf(b, "\tmov.u32 %v, 0;\n\tdiv.u32 %t0, %o, $u;\n\trem.u32 %t3, %o, $u;\n",
-		      l->sbo, l->sbo);
-	emitf(b, "\tshr.u32 %t1, %t3, 7;\n\tand.b32 %t1, %t1, $u;\n\tshl.b32 %t1, %t1, 4;\n"
-		 "\txor.b32 %t3, %t3, %t1;\n"
-		 "\tdiv.u32 %t1, %t3, $u;\n\tmad.lo.u32 %t1, %t0, 8, %t1;\n"
-		 "\trem.u32 %t2, %t3, $u;\n\tmad.lo.u32 %t2, %v, $u, %t2;\n",
-	      l->swizzle / 16 - 1, l->swizzle, l->swizzle, l->swizzle);
+		ke(kb, "\tmov.u32 $r, 0;\n\tdiv.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n",
+		   atom, grp, off, l->sbo, x, off, l->sbo);
+	locate_swizzled(kb, l, grp, x, atom, row, byte);
 }
 
-/* Copy one operand into shared memory `sym`.  For A (row-major MxK) the K
- * bytes of a row are the row's own bytes; for B (row-major KxN) byte kb of
- * row n gathers element k = kb*8/bits of column n (8 of them for b1). */
-static void emit_fill(struct buf *b, const char *tag, const mmagen_smem_layout *l,
-		      const char *sym, const char *g, int is_b, unsigned bits,
-		      unsigned k, unsigned n)
+/* v = the byte at global g + idx. */
+static void load_byte(struct kb *kb, kreg g, kreg idx, kreg v)
 {
-	emitf(b, "\t// $s: copy into shared memory, $s-major, swizzle $u\n"
-		 "\tmov.u32 %o, %th;\nL_$s:\n\tsetp.ge.u32 %pl, %o, $u;\n\t@%pl bra.uni L_$s_done;\n",
-	      tag, l->mn_major ? "MN" : "K", l->swizzle, tag, l->bytes, tag);
-	emit_locate(b, l);
-	emitf(b, "\tmov.u32 %v, 0;\n\tsetp.ge.u32 %pl, %t2, $u;\n\t@%pl bra.uni L_$s_st;\n",
-	      l->kbytes, tag);
-	if (l->mn_major) {
-		/* K row t1, MN byte t2 of a 16-bit operand: A's element
-		 * (t2/2, t1) or B's (t1, t2/2), byte t2%2 */
-		if (!is_b)
-			emitf(b, "\tshr.u32 %t3, %t2, 1;\n\tmad.lo.u32 %t3, %t3, $u, %t1;\n"
-				 "\tshl.b32 %t3, %t3, 1;\n\tand.b32 %t0, %t2, 1;\n\tadd.u32 %t3, %t3, %t0;\n",
-			      k);
-		else
-			emitf(b, "\tmad.lo.u32 %t3, %t1, $u, %t2;\n", n * 2);
-		emitf(b, "\tcvt.u64.u32 %x0, %t3;\n\tadd.u64 %x0, %$s, %x0;\n"
-			 "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %v, %h0;\n", g);
-	} else if (!is_b) {
-		/* A: byte t2 of row t1 of the row-major tile */
-		emitf(b, "\tmad.lo.u32 %t3, %t1, $u, %t2;\n\tcvt.u64.u32 %x0, %t3;\n"
-			 "\tadd.u64 %x0, %$s, %x0;\n\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %v, %h0;\n",
-		      k * bits / 8, g);
-	} else if (bits >= 8) {
-		unsigned eb = bits / 8;
-		/* element k = t2/eb of column n = t1, its byte t2%eb */
-		emitf(b, "\tdiv.u32 %t3, %t2, $u;\n\tmad.lo.u32 %t3, %t3, $u, %t1;\n"
-			 "\tmul.lo.u32 %t3, %t3, $u;\n\trem.u32 %t0, %t2, $u;\n\tadd.u32 %t3, %t3, %t0;\n"
-			 "\tcvt.u64.u32 %x0, %t3;\n\tadd.u64 %x0, %$s, %x0;\n"
-			 "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %v, %h0;\n",
-		      eb, n, eb, eb, g);
-	} else {
-		/* b1: bit j of the byte is k = 8*t2 + j of column t1 */
-		for (unsigned j = 0; j < 8; j++)
-			emitf(b, "\tmad.lo.u32 %t3, %t2, 8, $u;\n\tmad.lo.u32 %t3, %t3, $u, %t1;\n"
-				 "\tshr.u32 %t0, %t3, 3;\n\tcvt.u64.u32 %x0, %t0;\n\tadd.u64 %x0, %$s, %x0;\n"
-				 "\tld.global.u8 %h0, [%x0];\n\tcvt.u32.u16 %t0, %h0;\n"
-				 "\tand.b32 %t3, %t3, 7;\n\tshr.u32 %t0, %t0, %t3;\n\tand.b32 %t0, %t0, 1;\n"
-				 "\tshl.b32 %t0, %t0, $u;\n\tor.b32 %v, %v, %t0;\n",
-			      j, n, g, j);
+	kreg a = kb_reg(kb, K_B64), h = kb_reg(kb, K_B16);
+	ke(kb, "\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+	       "\tld.global.u8 $r, [$r];\n\tcvt.u32.u16 $r, $r;\n",
+	   a, idx, a, g, a, h, a, v, h);
+}
+
+/* One operand's copy into shared memory. */
+struct fill {
+	const mmagen_smem_layout *l;
+	const char *sym;       /* the shared array */
+	int is_b;              /* B (row-major k x n), else A (row-major 64 x k) */
+	unsigned bits, k, n;   /* element width, tile shape */
+	kreg g;                /* the tile's global address */
+};
+
+/* b1's B: bit j of K-major byte `byte` of column `col` is element
+ * k = 8*byte + j of that column in the row-major KxN tile. */
+static void gather_bits(struct kb *kb, const struct fill *fl, kreg col, kreg byte, kreg v)
+{
+	kreg k = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
+	kreg a = kb_reg(kb, K_B64), h = kb_reg(kb, K_B16);
+
+	for (unsigned j = 0; j < 8; j++)
+		ke(kb, "\tmad.lo.u32 $r, $r, 8, $u;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+		       "\tshr.u32 $r, $r, 3;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+		       "\tld.global.u8 $r, [$r];\n\tcvt.u32.u16 $r, $r;\n"
+		       "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n\tand.b32 $r, $r, 1;\n"
+		       "\tshl.b32 $r, $r, $u;\n\tor.b32 $r, $r, $r;\n",
+		   k, byte, j, k, k, fl->n, col, t, k, a, t, a, fl->g, a, h, a, t, h, k, k, t,
+		   t, k, t, t, t, t, j, v, v, t);
+}
+
+/* v = byte `byte` of row `row` of the operand's layout, from global
+ * memory. */
+static void gather(struct kb *kb, const struct fill *fl, kreg row, kreg byte, kreg v)
+{
+	unsigned eb = fl->bits / 8, k = fl->k, n = fl->n;
+
+	if (fl->is_b && !fl->l->mn_major && fl->bits < 8) {
+		gather_bits(kb, fl, row, byte, v);
+		return;
 	}
-	emitf(b, "L_$s_st:\n\tmov.u32 %t0, $s;\n\tadd.u32 %t0, %t0, %o;\n\tcvt.u16.u32 %h0, %v;\n"
-		 "\tst.shared.u8 [%t0], %h0;\n\tadd.u32 %o, %o, 128;\n\tbra.uni L_$s;\nL_$s_done:\n",
-	      tag, sym, tag, tag);
+	kreg i = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
+	if (fl->l->mn_major && !fl->is_b)   /* 16-bit A: element (byte/2, row), byte%2 */
+		ke(kb, "\tshr.u32 $r, $r, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+		       "\tshl.b32 $r, $r, 1;\n\tand.b32 $r, $r, 1;\n\tadd.u32 $r, $r, $r;\n",
+		   i, byte, i, i, k, row, i, i, t, byte, i, i, t);
+	else if (fl->l->mn_major)           /* 16-bit B: K row `row` is a row of the tile */
+		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", i, row, n * 2, byte);
+	else if (!fl->is_b)                 /* A: byte `byte` of row `row` */
+		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", i, row, k * fl->bits / 8, byte);
+	else                                /* B: element byte/eb of column row, byte%eb */
+		ke(kb, "\tdiv.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+		       "\tmul.lo.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n",
+		   i, byte, eb, i, i, n, row, i, i, eb, t, byte, eb, i, i, t);
+	load_byte(kb, fl->g, i, v);
 }
 
-/* .const table: for each lane, each accumulator element e, its index in
- * the warp's 16xN slice (row*N + col). */
-static void emit_dtable(struct buf *b, unsigned n)
+/* Copy A (is_b = 0) or B into its shared layout: thread tid fills bytes
+ * tid, tid+128, ...; bytes past the operand's row (padding of the swizzle
+ * atom) are zero. */
+static void emit_fill(struct kb *kb, const struct wg *w, const mmagen_form *f, int is_b,
+		      kreg g, kreg tid)
 {
-	unsigned per = n / 2, i = 0;
-	emitf(b, ".const .align 4 .u32 mmagen_td[$u] = {", 32 * per);
-	for (unsigned lane = 0; lane < 32; lane++)
-		for (unsigned e = 0; e < per; e++, i++) {
-			unsigned j = e / 4, q = e % 4;
-			unsigned row = lane / 4 + 8 * (q / 2);
-			unsigned col = 8 * j + (lane % 4) * 2 + q % 2;
-			emitf(b, "$s$s$u", i ? "," : "", i % 16 ? " " : "\n\t", row * n + col);
-		}
-	buf_puts(b, "\n};\n");
+	const struct fill fl = {
+		is_b ? &w->lb : &w->la, is_b ? "mmagen_sb" : "mmagen_sa", is_b,
+		is_b ? w->bbits : w->abits, is_b ? f->k : w->acols, f->n, g,
+	};
+	kreg row = kb_reg(kb, K_B32), byte = kb_reg(kb, K_B32), v = kb_reg(kb, K_B32);
+	kreg skip = kb_label(kb), pad = kb_reg(kb, K_PRED);
+	kreg sa = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16);
+	struct frag_loop loop;
+
+	ke(kb, "\t// $s: copy into shared memory, $s-major, swizzle $u\n", is_b ? "fb" : "fa",
+	   fl.l->mn_major ? "MN" : "K", fl.l->swizzle);
+	/* every layout is whole 128-byte core matrices: all threads make
+	 * the same number of trips */
+	frag_loop_begin(kb, &loop, tid, fl.l->bytes, 128, 1);
+	emit_locate(kb, fl.l, loop.i, row, byte);
+	/* .uni as in the kernel that passed on the H200, although lanes of a
+	 * warp can disagree here with 16-byte rows under a swizzle (sparse
+	 * A): plain bra would be the strict spelling */
+	ke(kb, "\tmov.u32 $r, 0;\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra.uni $r;\n",
+	   v, pad, byte, fl.l->kbytes, pad, skip);
+	gather(kb, &fl, row, byte, v);
+	ke(kb, "$r:\n\tmov.u32 $r, $s;\n\tadd.u32 $r, $r, $r;\n\tcvt.u16.u32 $r, $r;\n"
+	       "\tst.shared.u8 [$r], $r;\n",
+	   skip, sa, fl.sym, sa, sa, loop.i, h, v, sa, h);
+	frag_loop_end(kb, &loop);
 }
 
-static mmagen_status emit_atable(struct buf *b, const struct wg *w)
+/* ---- fragments through index tables ---- */
+
+/* The accumulator: N columns, `elems` elements per register. */
+struct acc_shape {
+	unsigned n, elems;
+};
+
+/* The accumulator table: lane, element e -> index in the warp's 16xN
+ * slice (row*N + col), the m16n8 accumulator layout per 8 columns. */
+static mmagen_status acc_index(const void *ctx, unsigned lane, unsigned reg, unsigned elem,
+			       unsigned *index)
 {
-	unsigned i = 0;
-	emitf(b, ".const .align 4 .u32 mmagen_ta[$u] = {", 32 * w->afr.regs * w->afr.elems);
-	for (unsigned lane = 0; lane < 32; lane++)
-		for (unsigned r = 0; r < w->afr.regs; r++)
-			for (unsigned e = 0; e < w->afr.elems; e++, i++) {
-				unsigned row, col;
-				mmagen_status s = mmagen_frag_map(w->amma, MMAGEN_OPND_A, lane,
-								  r, e, &row, &col);
-				if (s)
-					return s;
-				emitf(b, "$s$s$u", i ? "," : "", i % 16 ? " " : "\n\t",
-				      row * w->afr.cols + col);
-			}
-	buf_puts(b, "\n};\n");
+	const struct acc_shape *a = ctx;
+	unsigned e = reg * a->elems + elem, j = e / 4, q = e % 4;
+	unsigned row = lane / 4 + 8 * (q / 2), col = 8 * j + (lane % 4) * 2 + q % 2;
+	*index = row * a->n + col;
 	return MMAGEN_OK;
 }
 
-/* Element index (in %t0 from table slot) -> global address %x0 of an
- * element of `bits` in the tile at %g, offset by %rowoff elements. */
-static void emit_elem_addr(struct buf *b, const char *tab, unsigned slot,
-			   unsigned bits, const char *g)
+/* C into (store = 0), or D out of, the accumulator registers `acc`:
+ * warp w's rows start at element 16*w*N. */
+static void emit_acc(struct kb *kb, const mmagen_form *f, kreg acc, unsigned bits, kreg g,
+		     kreg warp, kreg lane, int store)
 {
-	emitf(b, "\tld.const.u32 %t0, [%tb+$u];\n\tadd.u32 %t0, %t0, %rowoff;\n"
-		 "\tmul.lo.u32 %t1, %t0, $u;\n\tshr.u32 %t2, %t1, 3;\n"
-		 "\tcvt.u64.u32 %x0, %t2;\n\tadd.u64 %x0, %$s, %x0;\n", slot, bits, g);
-	(void)tab;
+	kreg rowoff = kb_reg(kb, K_B32);
+	struct frag_io io = { "mmagen_td", acc.n, f->n / 2 / acc.n, bits, g, lane, rowoff };
+
+	ke(kb, "\t// $s the accumulator\n\tmul.lo.u32 $r, $r, $u;\n",
+	   store ? "D out of" : "C into", rowoff, warp, 16u * f->n);
+	if (store)
+		frag_store(kb, &io, acc, (kreg){ 0, 0, 0 });
+	else
+		frag_load(kb, &io, acc);
 }
 
-static void table_base(struct buf *b, const char *tab, unsigned per_lane)
+/* A in registers: each warp the mma m16n8 fragment of its 16 rows. */
+static void emit_areg(struct kb *kb, const struct wg *w, kreg a, kreg g, kreg warp,
+		      kreg lane)
 {
-	emitf(b, "\tmul.lo.u32 %t0, %lane, $u;\n\tcvt.u64.u32 %x1, %t0;\n"
-		 "\tmov.u64 %tb, $s;\n\tadd.u64 %tb, %tb, %x1;\n", per_lane * 4, tab);
+	kreg rowoff = kb_reg(kb, K_B32);
+	struct frag_io io = { "mmagen_ta", w->afr.regs, w->afr.elems, w->afr.elem_bits, g,
+			      lane, rowoff };
+
+	ke(kb, "\t// A in registers: the mma m16n8 fragment of this warp's rows\n"
+	       "\tmul.lo.u32 $r, $r, $u;\n", rowoff, warp, 16 * w->acols);
+	frag_load(kb, &io, a);
 }
 
-/* Load A's registers (A in registers): each warp its 16 rows. */
-static void emit_areg(struct buf *b, const struct wg *w, unsigned k)
+static mmagen_status tables(struct kb *kb, const struct wg *w, const mmagen_form *f,
+			    unsigned acc_regs)
 {
-	unsigned el = w->afr.elems, bits = w->afr.elem_bits;
-	buf_puts(b, "\t// A in registers: the mma m16n8 fragment of this warp's rows\n");
-	emitf(b, "\tmul.lo.u32 %rowoff, %warp, $u;\n", 16 * k);
-	table_base(b, "mmagen_ta", w->afr.regs * el);
-	for (unsigned r = 0; r < w->afr.regs; r++) {
-		if (el > 1)
-			emitf(b, "\tmov.b32 %ra$u, 0;\n", r);
-		for (unsigned e = 0; e < el; e++) {
-			emit_elem_addr(b, "mmagen_ta", (r * el + e) * 4, bits, "ga");
-			if (el == 1) {
-				emitf(b, "\tld.global.b32 %ra$u, [%x0];\n", r);
-				continue;
-			}
-			buf_puts(b, bits == 16 ? "\tld.global.u16 %h0, [%x0];\n" :
-					       "\tld.global.u8 %h0, [%x0];\n");
-			buf_puts(b, "\tcvt.u32.u16 %t3, %h0;\n");
-			if (bits < 8)
-				emitf(b, "\tand.b32 %t2, %t1, 7;\n\tshr.u32 %t3, %t3, %t2;\n"
-					 "\tand.b32 %t3, %t3, $u;\n", (1u << bits) - 1);
-			if (e)
-				emitf(b, "\tshl.b32 %t3, %t3, $u;\n", e * bits);
-			emitf(b, "\tor.b32 %ra$u, %ra$u, %t3;\n", r, r);
-		}
+	struct acc_shape shape = { f->n, f->n / 2 / acc_regs };
+	mmagen_status s = MMAGEN_OK;
+
+	kb_at(kb, "tables");
+	if (w->amma)
+		s = frag_table_form(kb, "mmagen_ta", w->amma, MMAGEN_OPND_A, &w->afr);
+	if (!s)
+		s = frag_table(kb, "mmagen_td", 32, acc_regs, shape.elems, acc_index, &shape);
+	return s;
+}
+
+/* ---- the instruction ---- */
+
+/* The constant fields of the descriptor of layout l (LBO, SBO, swizzle);
+ * the kernel ORs in the start address. */
+static mmagen_status desc_fields(const mmagen_smem_layout *l, uint64_t *fields)
+{
+	mmagen_wgmma_sdesc d = { .lbo = l->lbo, .sbo = l->sbo, .swizzle = l->swizzle };
+	*fields = 0;
+	return mmagen_wgmma_sdesc_encode(&d, fields);
+}
+
+static mmagen_status descriptors(struct kb *kb, const struct wg *w, struct instr *in)
+{
+	uint64_t fa, fb;
+	mmagen_status s;
+
+	kb_slot_reg(kb, "t", K_B32);
+	if (!w->amma) {
+		if ((s = desc_fields(&w->la, &fa)))
+			return s;
+		kb_set(kb, "da", "$r", tile_find_op(in, "da")->reg);
+		kb_set(kb, "da_fields", "$X", fa);
+	}
+	if ((s = desc_fields(&w->lb, &fb)))
+		return s;
+	kb_set(kb, "db", "$r", tile_find_op(in, "db")->reg);
+	kb_set(kb, "db_fields", "$X", fb);
+	return MMAGEN_OK;
+}
+
+/* The immediates the options choose: negation of A/B, transposes. */
+static void set_immediates(struct instr *in, const mmagen_tile_opts *o)
+{
+	static const char *const name[] = { "nega", "negb", "transa", "transb" };
+	const int32_t v[] = { o->neg_a ? -1 : 1, o->neg_b ? -1 : 1, (int32_t)o->major_a,
+			      (int32_t)o->major_b };
+	for (int i = 0; i < 4; i++) {
+		struct operand *op = tile_find_op(in, name[i]);
+		if (op)
+			op->imm[0] = v[i];
 	}
 }
 
-/* C into, or D out of, the accumulator registers %rd<i>. */
-static void emit_acc(struct buf *b, const struct operand *d, unsigned n,
-		     unsigned bits, int store)
+/* The comment at the top of the kernel. */
+static void describe(struct kb *kb, const mmagen_form *f, const mmagen_tile_opts *o,
+		     const mmagen_tile_info *ti)
 {
-	unsigned per = n / 2;
-	emitf(b, "\t// $s the accumulator\n\tmul.lo.u32 %rowoff, %warp, $u;\n",
-	      store ? "D out of" : "C into", 16 * n);
-	table_base(b, "mmagen_td", per);
-	for (unsigned e = 0; e < per; e++) {
-		emit_elem_addr(b, "mmagen_td", e * 4, bits, store ? "gd" : "gc");
-		if (bits == 32) {
-			emitf(b, store ? "\tst.global.$s [%x0], %rd$u;\n" :
-					 "\tld.global.$s %rd$u, [%x0];\n",
-			      reg_ptx[d->rtype], e);
-			continue;
-		}
-		/* f16: element e is half e%2 of register e/2 */
-		if (store) {
-			emitf(b, "\tmov.b32 {%h0, %h1}, %rd$u;\n\tst.global.b16 [%x0], %h$u;\n",
-			      e / 2, e % 2);
-		} else {
-			emitf(b, "\tld.global.b16 %h$u, [%x0];\n", e % 2);
-			if (e % 2)
-				emitf(b, "\tmov.b32 %rd$u, {%h0, %h1};\n", e / 2);
-		}
-	}
+	char op[256];
+	static const char *const major[] = { "K", "MN" };
+
+	kb_set(kb, "opcode", "$s", mmagen_form_opcode(f, op, sizeof op));
+	kb_set(kb, "a_shape", "$ux$u", ti->params[0].rows, ti->params[0].cols);
+	kb_set(kb, "b_shape", "$ux$u", ti->params[1].rows, ti->params[1].cols);
+	kb_set(kb, "c_shape", "$ux$u", ti->params[2].rows, ti->params[2].cols);
+	kb_set(kb, "a_src", "$s",
+	       f->asrc == MMAGEN_ASRC_REG ? "in registers" : "from shared memory");
+	kb_set(kb, "swizzle", "$u", o->swizzle);
+	kb_set(kb, "major_a", "$s", major[o->major_a]);
+	kb_set(kb, "major_b", "$s", major[o->major_b]);
 }
 
-static struct operand *op_named(struct instr *in, const char *name)
+/* The global address of the manifest's parameter `name` (g[i] holds
+ * parameter i's, from tile_entry_params). */
+static kreg ptr(const mmagen_tile_info *ti, const kreg *g, const char *name)
 {
-	for (int i = 0; i < in->nops; i++)
-		if (!strcmp(in->op[i].name, name))
-			return &in->op[i];
-	return NULL;
+	const mmagen_tile_param *p = tile_param(ti, name);
+	assert(p);
+	return g[p - ti->params];
 }
 
-static mmagen_status tile_emit_wgmma(const mmagen_form *f, int t,
-			      const mmagen_tile_opts *o, struct buf *b)
+static mmagen_status wgmma_emit(const mmagen_form *f, int t, const mmagen_tile_opts *o,
+				const mmagen_tile_info *ti, struct buf *out)
 {
 	struct wg w;
 	struct instr in;
-	struct operand *op;
-	char opc[256];
+	struct kb kb;
+	kreg g[8];
 	mmagen_status s = plan(f, o, &w);
 
 	if (s)
 		return s;
+	kb_init(&kb, "wgmma_tile");
 	instr_of(f, &in);
-	/* negation immediates and scale-d from the options */
-	if ((op = op_named(&in, "nega")))
-		op->imm[0] = o->neg_a ? -1 : 1;
-	if ((op = op_named(&in, "negb")))
-		op->imm[0] = o->neg_b ? -1 : 1;
-	if ((op = op_named(&in, "transa")))
-		op->imm[0] = (int32_t)o->major_a;
-	if ((op = op_named(&in, "transb")))
-		op->imm[0] = (int32_t)o->major_b;
-	emitf(b, "//\n// Generated by mmagen: one-tile kernel for\n//   $s\n"
-		 "// A 64x$u, B $ux$u, C/D 64x$u row-major; one warpgroup; A $s,\n"
-		 "// shared memory swizzle $u, A $s-major, B $s-major.\n//\n",
-	      mmagen_form_opcode(f, opc, sizeof opc), w.acols, f->k, f->n, f->n,
-	      f->asrc == MMAGEN_ASRC_REG ? "in registers" : "from shared memory", o->swizzle,
-	      o->major_a ? "MN" : "K", o->major_b ? "MN" : "K");
-	emit_header(b, t, mmagen_form_min_ptx(f, t));
-	buf_puts(b, "\n");
-	if (w.amma && (s = emit_atable(b, &w)))
+	set_immediates(&in, o);
+	kb_bind(&kb, &in);
+	kreg acc = tile_find_op(&in, "d")->reg;
+	describe(&kb, f, o, ti);
+	kb_at(&kb, "header");
+	emit_header(kb_buf(&kb), t, mmagen_form_min_ptx(f, t));
+	if ((s = tables(&kb, &w, f, acc.n)) || (s = descriptors(&kb, &w, &in))) {
+		kb_free(&kb);
 		return s;
-	emit_dtable(b, f->n);
-	emitf(b, ".shared .align 1024 .b8 mmagen_sa[$u];\n.shared .align 1024 .b8 mmagen_sb[$u];\n",
-	      w.la.bytes, w.lb.bytes);
-	buf_puts(b, "\n.visible .entry mmagen_tile(\n\t.param .u64 pa,\n\t.param .u64 pb,\n"
-		    "\t.param .u64 pc,\n\t.param .u64 pd,\n\t.param .u64 pe)\n.maxntid 128, 1, 1\n{\n"
-		    "\t.reg .b64 %ga, %gb, %gc, %gd, %tb, %x<2>;\n"
-		    "\t.reg .b32 %th, %warp, %lane, %rowoff, %o, %v, %t<4>;\n"
-		    "\t.reg .b16 %h<2>;\n\t.reg .pred %pl;\n");
-	emit_regs(b, &in);
-	buf_puts(b, "\n\tld.param.u64 %ga, [pa];\n\tld.param.u64 %gb, [pb];\n"
-		    "\tld.param.u64 %gc, [pc];\n\tld.param.u64 %gd, [pd];\n"
-		    "\tcvta.to.global.u64 %ga, %ga;\n\tcvta.to.global.u64 %gb, %gb;\n"
-		    "\tcvta.to.global.u64 %gc, %gc;\n\tcvta.to.global.u64 %gd, %gd;\n"
-		    "\tmov.u32 %th, %tid.x;\n\tshr.u32 %warp, %th, 5;\n\tand.b32 %lane, %th, 31;\n");
-	emit_fill(b, "fa", &w.la, "mmagen_sa", "ga", 0, w.abits, w.acols, f->n);
-	emit_fill(b, "fb", &w.lb, "mmagen_sb", "gb", 1, w.bbits, f->k, f->n);
-	/* generic-proxy stores -> visible to wgmma's async proxy */
-	buf_puts(b, "\tbar.sync 0;\n\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n");
-	if (w.amma)
-		emit_areg(b, &w, w.acols);
-	if (f->sparse)
-		buf_puts(b, "\t// E: this thread's metadata register\n\tld.param.u64 %x1, [pe];\n"
-			    "\tcvta.to.global.u64 %x1, %x1;\n\tmul.wide.u32 %x0, %th, 4;\n"
-			    "\tadd.u64 %x0, %x1, %x0;\n\tld.global.b32 %re, [%x0];\n");
-	emit_acc(b, op_named(&in, "d"), f->n, w.cbits, 0);
-	/* descriptors */
-	const struct { const char *reg, *sym; const mmagen_smem_layout *l; } ds[] = {
-		{ "rda", "mmagen_sa", &w.la }, { "rdb", "mmagen_sb", &w.lb },
-	};
-	for (int i = 0; i < 2; i++) {
-		if (i == 0 && w.amma)
-			continue;
-		mmagen_wgmma_sdesc sd = { .lbo = ds[i].l->lbo, .sbo = ds[i].l->sbo,
-					  .swizzle = ds[i].l->swizzle };
-		uint64_t bits = 0;
-		if ((s = mmagen_wgmma_sdesc_encode(&sd, &bits)))
-			return s;
-		emitf(b, "\tmov.u32 %t0, $s;\n\tand.b32 %t0, %t0, 262143;\n\tshr.u32 %t0, %t0, 4;\n"
-			 "\tcvt.u64.u32 %$s, %t0;\n", ds[i].sym, ds[i].reg);
-		char hex[40];
-		snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)bits);
-		emitf(b, "\tor.b64 %$s, %$s, $s;\n", ds[i].reg, ds[i].reg, hex);
 	}
-	emitf(b, "\tsetp.ne.u32 %rsd, $u, 0;\n", o->scale_d ? 1u : 0u);
-	emit_instruction(b, f, &in);
-	emit_acc(b, op_named(&in, "d"), f->n, w.dbits, 1);
-	buf_puts(b, "\tret;\n}\n");
-	return MMAGEN_OK;
-}
-
-static mmagen_status emit_adapter(const mmagen_form *f, int t, const mmagen_tile_opts *o,
-				  const mmagen_tile_info *ti, struct buf *out)
-{
-	(void)ti;
-	return tile_emit_wgmma(f, t, o, out);
+	kb_set(&kb, "sa_bytes", "$u", w.la.bytes);
+	kb_set(&kb, "sb_bytes", "$u", w.lb.bytes);
+	kb_at(&kb, "pointers");
+	tile_entry_params(&kb, ti, g);
+	kreg tid = kb_slot_reg(&kb, "tid", K_B32), warp = kb_slot_reg(&kb, "warp", K_B32);
+	kreg lane = kb_slot_reg(&kb, "lane", K_B32);
+	kb_at(&kb, "fill_a");
+	emit_fill(&kb, &w, f, 0, ptr(ti, g, "A"), tid);
+	kb_at(&kb, "fill_b");
+	emit_fill(&kb, &w, f, 1, ptr(ti, g, "B"), tid);
+	kb_flag(&kb, "a_regs", w.amma != NULL);
+	if (w.amma) {
+		kb_at(&kb, "load_a");
+		emit_areg(&kb, &w, tile_find_op(&in, "a")->reg, ptr(ti, g, "A"), warp,
+			  lane);
+	}
+	kb_flag(&kb, "sparse", f->sparse);
+	if (f->sparse) {
+		kb_slot_reg(&kb, "x", K_B64);
+		kb_set(&kb, "ge", "$r", ptr(ti, g, "E"));
+		kb_set(&kb, "e", "$r", tile_find_op(&in, "e")->reg);
+	}
+	kb_at(&kb, "load_c");
+	emit_acc(&kb, f, acc, w.cbits, ptr(ti, g, "C"), warp, lane, 0);
+	kb_set(&kb, "sd", "$r", tile_find_op(&in, "sd")->reg);
+	kb_set(&kb, "scale_d", "$u", o->scale_d ? 1u : 0u);
+	kb_at(&kb, "wgmma");
+	emit_instruction(kb_buf(&kb), f, &in);
+	kb_at(&kb, "store_d");
+	emit_acc(&kb, f, acc, w.dbits, ptr(ti, g, "D"), warp, lane, 1);
+	return kb_render(&kb, out);
 }
 
 const struct tile_gen tile_gen_wgmma = {
-	.info = tile_info_wgmma,
-	.emit = emit_adapter,
+	.info = wgmma_info,
+	.emit = wgmma_emit,
 	.meta_layout = "metadata register per thread (128)",
 };
