@@ -85,6 +85,7 @@ void frag_load(struct kb *kb, const struct frag_io *io, kreg dst)
 	kreg sh = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16), addr = kb_reg(kb, K_B64);
 
 	assert(dst.n == io->regs);
+	assert(w >= 8 || 8 % w == 0);   /* straddling widths: frag_load_packed */
 	for (unsigned r = 0; r < io->regs; r++) {
 		kreg d = kr_at(dst, r);
 		if (io->elems > 1)

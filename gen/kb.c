@@ -35,6 +35,7 @@ void kb_free(struct kb *kb)
 {
 	for (int i = 0; i < kb->nslot; i++)
 		buf_free(&kb->slot[i].text);
+	buf_free(&kb->sink);
 	kb->nslot = 0;
 	kb->cur = NULL;
 }
@@ -96,13 +97,11 @@ void kb_at(struct kb *kb, const char *slot)
 
 struct buf *kb_buf(struct kb *kb)
 {
-	static struct buf sink;   /* only after a recorded error */
 	if (!kb->cur) {
 		kb_fail(kb, mmagen_set_error(KB_BUG, "internal: code for template '%s' before kb_at",
 					     kb->tpl));
-		buf_init(&sink);
-		sink.err = KB_BUG;
-		return &sink;
+		buf_free(&kb->sink);       /* text after a recorded error goes nowhere */
+		return &kb->sink;
 	}
 	return &kb->cur->text;
 }
@@ -328,7 +327,8 @@ mmagen_status kb_render(struct kb *kb, struct buf *out)
 		s = kb->slot[i].text.err;
 	if (!s) {
 		fill_regs(kb);
-		s = kb->err ? kb->err : render(&r);
+		struct kb_slot *regs = slot_find(kb, "regs");
+		s = kb->err ? kb->err : regs && regs->text.err ? regs->text.err : render(&r);
 	}
 	for (int i = 0; !s && i < kb->nslot; i++)
 		if (!kb->slot[i].used)

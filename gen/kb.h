@@ -16,9 +16,9 @@
  *	kb_flag(&kb, "sparse", f->sparse);         -- {{#if sparse}}
  *	s = kb_render(&kb, out);                   -- strict: see templates/README.md
  *
- * Errors (an unknown emitf escape, a slot set twice as a register, out of
- * memory) are recorded and reported once by kb_render, so generators stay
- * straight-line.
+ * Errors (an unknown emitf escape, code before kb_at, too many slots, out
+ * of memory) are recorded and reported once by kb_render, so generators
+ * stay straight-line.  kb_set replaces a slot's text.
  */
 #ifndef MMAGEN_KB_H
 #define MMAGEN_KB_H
@@ -40,6 +40,7 @@ struct kb {
 	struct kb_slot slot[KB_MAX_SLOTS];
 	int nslot;
 	struct kb_slot *cur;             /* where ke() writes */
+	struct buf sink;                 /* ke() before kb_at: discarded */
 	uint32_t nreg[K_NCLASS];         /* registers handed out per class */
 	mmagen_status err;
 };

@@ -60,6 +60,11 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
 
 	g->group = req->group ? req->group : 8;
+	if (g->group > 65535 || req->stages > 32)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"%s %u is out of range; use %s", g->group > 65535 ? "group" : "stages",
+			g->group > 65535 ? g->group : req->stages,
+			g->group > 65535 ? "1 to 65535 tile rows" : "2 to 32 stages (shared memory allows fewer)");
 	g->cluster = req->cluster ? req->cluster : 1;
 	if (g->cluster != 1 && g->cluster != 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -144,7 +149,7 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	ke(kb, "\tld.param.u32 $r, [pm];\n\tld.param.u32 $r, [pn];\n"
 	       "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
 	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
-	       "\tsetp.ne.f32 $r, $r, 0f00000000;\n",
+	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
 	   e->m, e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
 	if (e->out == MMAGEN_S32) {
 		e->alpha_i = kb_reg(kb, K_B32);

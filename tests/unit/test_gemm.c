@@ -66,7 +66,7 @@ static void test_refusals(void)
 		mmagen_gemm_request r;
 		mmagen_status s;
 		const char *word;
-	} bad[12];
+	} bad[16];
 	int n = 0;
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_F16, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16/bf16";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_S8, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "e4m3/e5m2";
@@ -80,6 +80,8 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 5; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "stages";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at most 192";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); mmagen_target_parse("sm_80", &bad[n].r.target); bad[n].s = MMAGEN_TARGET; bad[n++].word = "sm_90a";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1u << 28; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "2 to 32 stages";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.group = 70000; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 to 65535";
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
 		CHECK(s == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
