@@ -239,10 +239,9 @@ static void emit_fill(struct kb *kb, const struct wg *w, const mmagen_form *f, i
 	 * the same number of trips */
 	frag_loop_begin(kb, &loop, tid, fl.l->bytes, 128, 1);
 	emit_locate(kb, fl.l, loop.i, row, byte);
-	/* .uni as in the kernel that passed on the H200, although lanes of a
-	 * warp can disagree here with 16-byte rows under a swizzle (sparse
-	 * A): plain bra would be the strict spelling */
-	ke(kb, "\tmov.u32 $r, 0;\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra.uni $r;\n",
+	/* lanes of a warp can disagree here (padding bytes: 16-byte rows
+	 * under a swizzle, as sparse A has): a plain bra */
+	ke(kb, "\tmov.u32 $r, 0;\n\tsetp.ge.u32 $r, $r, $u;\n\t@$r bra $r;\n",
 	   v, pad, byte, fl.l->kbytes, pad, skip);
 	gather(kb, &fl, row, byte, v);
 	ke(kb, "$r:\n\tmov.u32 $r, $s;\n\tadd.u32 $r, $r, $r;\n\tcvt.u16.u32 $r, $r;\n"
