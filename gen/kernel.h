@@ -39,6 +39,9 @@ const mmagen_tile_param *tile_param(const mmagen_tile_info *ti, const char *name
  * parameter, in its order) into slot "params", and the loads of their
  * global addresses into the current slot: g[i] is parameter i's. */
 void tile_entry_params(struct kb *kb, const mmagen_tile_info *ti, kreg *g);
+/* The register tile_entry_params loaded parameter `name` into (g is its
+ * array); the parameter must exist. */
+kreg tile_param_reg(const mmagen_tile_info *ti, const kreg *g, const char *name);
 /* The JSON manifest. */
 void tile_emit_json(struct buf *b, const mmagen_form *f, int t, const mmagen_tile_info *ti,
 		    const char *meta_layout);

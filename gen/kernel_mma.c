@@ -52,7 +52,7 @@ static mmagen_status mma_info(const mmagen_form *f, const mmagen_tile_opts *o,
 	for (int p = 0; p < 4; p++)
 		tile_add_param(ti, names[p], fr[p].rows, fr[p].cols, bits[p], types[p], p == 3);
 	if (use_ldmatrix(f, &fr[0]))
-		ti->static_smem = (unsigned)(ti->params[0].bytes + ti->params[1].bytes);
+		ti->static_smem = (unsigned)(tile_param(ti, "A")->bytes + tile_param(ti, "B")->bytes);
 	if (f->sparse)   /* one metadata register per lane */
 		tile_add_param(ti, "E", 1, 32, 32, 0, 0);
 	return MMAGEN_OK;
@@ -99,7 +99,7 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 	mmagen_frag fr[4];
 	struct instr in;
 	struct kb kb;
-	kreg g[8];
+	kreg g[MMAGEN_TILE_MAX_PARAMS];
 	char op[256];
 	mmagen_status s;
 
@@ -112,9 +112,11 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 	instr_of(f, &in);
 	kb_bind(&kb, &in);
 	kb_set(&kb, "opcode", "$s", mmagen_form_opcode(f, op, sizeof op));
-	kb_set(&kb, "a_shape", "$ux$u", ti->params[0].rows, ti->params[0].cols);
-	kb_set(&kb, "b_shape", "$ux$u", ti->params[1].rows, ti->params[1].cols);
-	kb_set(&kb, "c_shape", "$ux$u", ti->params[2].rows, ti->params[2].cols);
+	const mmagen_tile_param *pa = tile_param(ti, "A"), *pb = tile_param(ti, "B"),
+				*pc = tile_param(ti, "C");
+	kb_set(&kb, "a_shape", "$ux$u", pa->rows, pa->cols);
+	kb_set(&kb, "b_shape", "$ux$u", pb->rows, pb->cols);
+	kb_set(&kb, "c_shape", "$ux$u", pc->rows, pc->cols);
 	kb_at(&kb, "header");
 	emit_header(kb_buf(&kb), t, mmagen_form_min_ptx(f, t));
 	kb_at(&kb, "tables");
@@ -125,8 +127,8 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 		return s;
 	}
 	kb_flag(&kb, "ldmatrix", ldm);
-	kb_set(&kb, "sa_bytes", "$u", (unsigned)ti->params[0].bytes);
-	kb_set(&kb, "sb_bytes", "$u", (unsigned)ti->params[1].bytes);
+	kb_set(&kb, "sa_bytes", "$u", (unsigned)pa->bytes);
+	kb_set(&kb, "sb_bytes", "$u", (unsigned)pb->bytes);
 	kb_at(&kb, "pointers");
 	tile_entry_params(&kb, ti, g);
 	kreg lane = kb_slot_reg(&kb, "lane", K_B32), row = kb_slot_reg(&kb, "row", K_B32);
@@ -139,16 +141,17 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 	kb_flag(&kb, "sparse", f->sparse);
 	if (f->sparse) {
 		kb_slot_reg(&kb, "x", K_B64);
-		kb_set(&kb, "ge", "$r", g[4]);
+		kb_set(&kb, "ge", "$r", tile_param_reg(ti, g, "E"));
 		kb_set(&kb, "e", "$r", tile_find_op(&in, "e")->reg);
 	}
 	kb_at(&kb, "load");
 	for (int p = 0; p < 3; p++) {
-		struct frag_io io = { tables[p], fr[p].regs, fr[p].elems,
-				      ti->params[p].elem_bits, g[p], row, { 0, 0, 0 } };
+		const mmagen_tile_param *tp = tile_param(ti, names[p]);
+		struct frag_io io = { tables[p], fr[p].regs, fr[p].elems, tp->elem_bits,
+				      tile_param_reg(ti, g, names[p]), row, { 0, 0, 0 } };
 		kreg dst = tile_find_op(&in, operands[p])->reg;
 		if (ldm && p < 2)
-			emit_ldmatrix(&kb, dst, ti->params[p].rows, ti->params[p].cols, g[p],
+			emit_ldmatrix(&kb, dst, tp->rows, tp->cols, io.g,
 				      lane, p ? "mmagen_sb" : "mmagen_sa", p == 1);
 		else
 			frag_load(&kb, &io, dst);
@@ -156,8 +159,9 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 	kb_at(&kb, "mma");
 	emit_instruction(kb_buf(&kb), f, &in);
 	kb_at(&kb, "store");
-	struct frag_io io = { tables[3], fr[3].regs, fr[3].elems, ti->params[3].elem_bits,
-			      g[3], row, { 0, 0, 0 } };
+	const mmagen_tile_param *td = tile_param(ti, "D");
+	struct frag_io io = { tables[3], fr[3].regs, fr[3].elems, td->elem_bits,
+			      tile_param_reg(ti, g, "D"), row, { 0, 0, 0 } };
 	frag_store(&kb, &io, tile_find_op(&in, "d")->reg, store_d);
 	return kb_render(&kb, out);
 }

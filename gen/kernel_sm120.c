@@ -132,13 +132,6 @@ static mmagen_status emit_tables(struct kb *kb, const mmagen_form *f, struct ins
 /* ---- the kernel ---- */
 
 /* The global address of parameter `name`: g as tile_entry_params filled it. */
-static kreg param_reg(const mmagen_tile_info *ti, const kreg *g, const char *name)
-{
-	const mmagen_tile_param *p = tile_param(ti, name);
-	assert(p);
-	return g[p - ti->params];
-}
-
 /* The comment lines at the top (the shapes of the manifest's inputs) and
  * the module header. */
 static void emit_banner(struct kb *kb, const mmagen_form *f, int t,
@@ -168,7 +161,7 @@ static void emit_scale_loads(struct kb *kb, struct instr *in, const mmagen_tile_
 
 	kb_at(kb, "scales");
 	for (int i = 0; i < 2; i++) {
-		struct frag_io io = { syms[i], 1, 4, 8, param_reg(ti, g, params[i]), lane,
+		struct frag_io io = { syms[i], 1, 4, 8, tile_param_reg(ti, g, params[i]), lane,
 				      { 0, 0, 0 } };
 		ke(kb, "\t// $s\n", ops[i]);
 		frag_load_holes(kb, &io, tile_find_op(in, ops[i])->reg);
@@ -184,14 +177,14 @@ static void emit_loads(struct kb *kb, const mmagen_form *f, struct instr *in,
 	kb_flag(kb, "sparse", f->sparse);
 	if (f->sparse) {
 		kb_slot_reg(kb, "x", K_B64);
-		kb_set(kb, "ge", "$r", param_reg(ti, g, "E"));
+		kb_set(kb, "ge", "$r", tile_param_reg(ti, g, "E"));
 		kb_set(kb, "e", "$r", tile_find_op(in, "e")->reg);
 	}
 	kb_at(kb, "load");
 	for (int p = 0; p < 3; p++) {
 		struct frag_io io = { tables[p], fr[p].regs, fr[p].elems,
 				      tile_param(ti, names[p])->elem_bits,
-				      param_reg(ti, g, names[p]), lane, { 0, 0, 0 } };
+				      tile_param_reg(ti, g, names[p]), lane, { 0, 0, 0 } };
 		ke(kb, "\t// $s\n", operands[p]);
 		frag_load(kb, &io, tile_find_op(in, operands[p])->reg);
 	}
@@ -203,7 +196,7 @@ static void emit_store(struct kb *kb, struct instr *in, const mmagen_tile_info *
 		       const mmagen_frag *fd, const kreg *g, kreg lane)
 {
 	struct frag_io io = { tables[3], fd->regs, fd->elems, tile_param(ti, "D")->elem_bits,
-			      param_reg(ti, g, "D"), lane, { 0, 0, 0 } };
+			      tile_param_reg(ti, g, "D"), lane, { 0, 0, 0 } };
 	const kreg all = { 0, 0, 0 };
 
 	kb_at(kb, "store");

@@ -225,9 +225,7 @@ struct regs {
 /* The global address of parameter `name`. */
 static kreg gptr(const struct regs *R, const char *name)
 {
-	const mmagen_tile_param *tp = tile_param(R->ti, name);
-	assert(tp);
-	return R->g[tp - R->ti->params];
+	return tile_param_reg(R->ti, R->g, name);
 }
 
 /* tcgen05.st.32x32b of the run v (v.n columns) at TMEM address ta. */

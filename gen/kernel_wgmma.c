@@ -363,9 +363,11 @@ static void describe(struct kb *kb, const mmagen_form *f, const mmagen_tile_opts
 	static const char *const major[] = { "K", "MN" };
 
 	kb_set(kb, "opcode", "$s", mmagen_form_opcode(f, op, sizeof op));
-	kb_set(kb, "a_shape", "$ux$u", ti->params[0].rows, ti->params[0].cols);
-	kb_set(kb, "b_shape", "$ux$u", ti->params[1].rows, ti->params[1].cols);
-	kb_set(kb, "c_shape", "$ux$u", ti->params[2].rows, ti->params[2].cols);
+	const mmagen_tile_param *pa = tile_param(ti, "A"), *pb = tile_param(ti, "B"),
+				*pc = tile_param(ti, "C");
+	kb_set(kb, "a_shape", "$ux$u", pa->rows, pa->cols);
+	kb_set(kb, "b_shape", "$ux$u", pb->rows, pb->cols);
+	kb_set(kb, "c_shape", "$ux$u", pc->rows, pc->cols);
 	kb_set(kb, "a_src", "$s",
 	       f->asrc == MMAGEN_ASRC_REG ? "in registers" : "from shared memory");
 	kb_set(kb, "swizzle", "$u", o->swizzle);
@@ -375,20 +377,13 @@ static void describe(struct kb *kb, const mmagen_form *f, const mmagen_tile_opts
 
 /* The global address of the manifest's parameter `name` (g[i] holds
  * parameter i's, from tile_entry_params). */
-static kreg ptr(const mmagen_tile_info *ti, const kreg *g, const char *name)
-{
-	const mmagen_tile_param *p = tile_param(ti, name);
-	assert(p);
-	return g[p - ti->params];
-}
-
 static mmagen_status wgmma_emit(const mmagen_form *f, int t, const mmagen_tile_opts *o,
 				const mmagen_tile_info *ti, struct buf *out)
 {
 	struct wg w;
 	struct instr in;
 	struct kb kb;
-	kreg g[8];
+	kreg g[MMAGEN_TILE_MAX_PARAMS];
 	mmagen_status s = plan(f, o, &w);
 
 	if (s)
@@ -412,29 +407,29 @@ static mmagen_status wgmma_emit(const mmagen_form *f, int t, const mmagen_tile_o
 	kreg tid = kb_slot_reg(&kb, "tid", K_B32), warp = kb_slot_reg(&kb, "warp", K_B32);
 	kreg lane = kb_slot_reg(&kb, "lane", K_B32);
 	kb_at(&kb, "fill_a");
-	emit_fill(&kb, &w, f, 0, ptr(ti, g, "A"), tid);
+	emit_fill(&kb, &w, f, 0, tile_param_reg(ti, g, "A"), tid);
 	kb_at(&kb, "fill_b");
-	emit_fill(&kb, &w, f, 1, ptr(ti, g, "B"), tid);
+	emit_fill(&kb, &w, f, 1, tile_param_reg(ti, g, "B"), tid);
 	kb_flag(&kb, "a_regs", w.amma != NULL);
 	if (w.amma) {
 		kb_at(&kb, "load_a");
-		emit_areg(&kb, &w, tile_find_op(&in, "a")->reg, ptr(ti, g, "A"), warp,
+		emit_areg(&kb, &w, tile_find_op(&in, "a")->reg, tile_param_reg(ti, g, "A"), warp,
 			  lane);
 	}
 	kb_flag(&kb, "sparse", f->sparse);
 	if (f->sparse) {
 		kb_slot_reg(&kb, "x", K_B64);
-		kb_set(&kb, "ge", "$r", ptr(ti, g, "E"));
+		kb_set(&kb, "ge", "$r", tile_param_reg(ti, g, "E"));
 		kb_set(&kb, "e", "$r", tile_find_op(&in, "e")->reg);
 	}
 	kb_at(&kb, "load_c");
-	emit_acc(&kb, f, acc, w.cbits, ptr(ti, g, "C"), warp, lane, 0);
+	emit_acc(&kb, f, acc, w.cbits, tile_param_reg(ti, g, "C"), warp, lane, 0);
 	kb_set(&kb, "sd", "$r", tile_find_op(&in, "sd")->reg);
 	kb_set(&kb, "scale_d", "$u", o->scale_d ? 1u : 0u);
 	kb_at(&kb, "wgmma");
 	emit_instruction(kb_buf(&kb), f, &in);
 	kb_at(&kb, "store_d");
-	emit_acc(&kb, f, acc, w.dbits, ptr(ti, g, "D"), warp, lane, 1);
+	emit_acc(&kb, f, acc, w.dbits, tile_param_reg(ti, g, "D"), warp, lane, 1);
 	return kb_render(&kb, out);
 }
 

@@ -46,6 +46,13 @@ const mmagen_tile_param *tile_param(const mmagen_tile_info *ti, const char *name
 	return NULL;
 }
 
+kreg tile_param_reg(const mmagen_tile_info *ti, const kreg *g, const char *name)
+{
+	const mmagen_tile_param *p = tile_param(ti, name);
+	assert(p);     /* generators ask only for parameters they declared */
+	return g[p - ti->params];
+}
+
 /* "SA" -> "psa" */
 static void param_symbol(const char *name, char *out, size_t n)
 {
