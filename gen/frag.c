@@ -46,6 +46,14 @@ static mmagen_status form_index(const void *ctx, unsigned l, unsigned r, unsigne
 	return MMAGEN_OK;
 }
 
+mmagen_status frag_info_all(const mmagen_form *f, mmagen_frag fr[4])
+{
+	mmagen_status s = MMAGEN_OK;
+	for (int o = 0; o < 4 && !s; o++)
+		s = mmagen_frag_info(f, o, &fr[o]);
+	return s;
+}
+
 mmagen_status frag_table_form(struct kb *kb, const char *sym, const mmagen_form *f,
 			      int operand, const mmagen_frag *fr)
 {

@@ -19,6 +19,8 @@ typedef mmagen_status (*frag_index_fn)(const void *ctx, unsigned lane, unsigned 
 /* Append `.const .u32 sym[lanes*regs*elems]` to the current slot. */
 mmagen_status frag_table(struct kb *kb, const char *sym, unsigned lanes, unsigned regs,
 			 unsigned elems, frag_index_fn index, const void *ctx);
+/* The fragment descriptions of A, B, C and D of an mma form. */
+mmagen_status frag_info_all(const mmagen_form *f, mmagen_frag fr[4]);
 /* The table of operand `operand` of an mma form, from its fragment map
  * (m8n8k4: table row l is quad-pair 0's lane, 0-3 then 16-19). */
 mmagen_status frag_table_form(struct kb *kb, const char *sym, const mmagen_form *f,

@@ -24,14 +24,6 @@ static int use_ldmatrix(const mmagen_form *f, const mmagen_frag *fa)
 	       mmagen_type_bits((mmagen_type)f->b) == 16;
 }
 
-static mmagen_status frags(const mmagen_form *f, mmagen_frag fr[4])
-{
-	mmagen_status s = MMAGEN_OK;
-	for (int o = 0; o < 4 && !s; o++)
-		s = mmagen_frag_info(f, o, &fr[o]);
-	return s;
-}
-
 static mmagen_status mma_info(const mmagen_form *f, const mmagen_tile_opts *o,
 			      mmagen_tile_info *ti)
 {
@@ -40,7 +32,7 @@ static mmagen_status mma_info(const mmagen_form *f, const mmagen_tile_opts *o,
 
 	if (f->block_scale)
 		return tile_gen_sm120.info(f, o, ti);
-	if ((s = frags(f, fr)))
+	if ((s = frag_info_all(f, fr)))
 		return s;
 	tile_info_init(ti, f, 32);
 	/* memory width: A and B in their register containers, C and D in
@@ -105,7 +97,7 @@ static mmagen_status mma_emit(const mmagen_form *f, int t, const mmagen_tile_opt
 
 	if (f->block_scale)
 		return tile_gen_sm120.emit(f, t, o, ti, out);
-	if ((s = frags(f, fr)))
+	if ((s = frag_info_all(f, fr)))
 		return s;
 	int ldm = use_ldmatrix(f, &fr[0]), quad = fr[0].threads == 8;
 	kb_init(&kb, "mma_tile");

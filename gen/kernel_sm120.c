@@ -25,14 +25,6 @@ static const char *const names[] = { "A", "B", "C", "D" };
 static const char *const tables[] = { "mmagen_ta", "mmagen_tb", "mmagen_tc", "mmagen_td" };
 static const char *const operands[] = { "a", "b", "c", "d" };
 
-static mmagen_status frags(const mmagen_form *f, mmagen_frag fr[4])
-{
-	mmagen_status s = MMAGEN_OK;
-	for (int o = 0; o < 4 && !s; o++)
-		s = mmagen_frag_info(f, o, &fr[o]);
-	return s;
-}
-
 static mmagen_status sm120_info(const mmagen_form *f, const mmagen_tile_opts *o,
 				mmagen_tile_info *ti)
 {
@@ -49,7 +41,7 @@ static mmagen_status sm120_info(const mmagen_form *f, const mmagen_tile_opts *o,
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"sparse block-scaled tiles need 7 kernel parameters; mmagen_tile_info holds %u",
 			(unsigned)ARRAY_SIZE(ti->params));
-	if ((s = frags(f, fr)))
+	if ((s = frag_info_all(f, fr)))
 		return s;
 	tile_info_init(ti, f, 32);
 	/* memory width: A and B in their register containers, C and D f32 */
@@ -214,7 +206,7 @@ static mmagen_status sm120_emit(const mmagen_form *f, int t, const mmagen_tile_o
 	mmagen_status s;
 
 	(void)o;
-	if ((s = frags(f, fr)))
+	if ((s = frag_info_all(f, fr)))
 		return s;
 	kb_init(&kb, "sm120_tile");
 	instr_of(f, &in);
