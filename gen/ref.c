@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "ref.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,13 @@
 /* ---- the exact accumulator ----
  * Digits of 32 bits held in int64, so that adds need no carry at once;
  * digit i weighs 2^(ACC_LSB + 32 i).  The lowest bit of a product of two
- * f64 subnormals is 2^-2148 and the largest such product is below 2^2048;
- * K adds at most 32 bits more.  The top digit only holds the sign. */
-#define ACC_LSB (-2176)
-#define ACC_DIGITS 136
+ * f64 subnormals is 2^-2148, but acc_add_product adds partial products of
+ * 53-bit significands whose weights start at 2 * (-1074 - 52) = -2252
+ * (their low bits are zero there), so the digits start below that; the
+ * largest product is below 2^2048 and K adds at most 32 bits more.  The
+ * top digit only holds the sign. */
+#define ACC_LSB (-2272)
+#define ACC_DIGITS 139
 #define ACC_TOP (ACC_DIGITS - 1)
 #define DIGIT_MASK UINT64_C(0xFFFFFFFF)
 /* Each add puts less than 2^33 into a digit: carry well before 2^63. */
@@ -70,6 +74,7 @@ static void acc_carry(struct acc *s)
 /* Add or subtract mag * 2^exp (exp >= ACC_LSB). */
 static void acc_add(struct acc *s, uint64_t mag, int exp, int neg)
 {
+	assert(exp >= ACC_LSB && exp - ACC_LSB + 96 <= 32 * ACC_TOP);
 	unsigned pos = (unsigned)(exp - ACC_LSB);
 	unsigned i = pos / 32, sh = pos % 32;
 	uint64_t v0 = (mag & DIGIT_MASK) << sh;
