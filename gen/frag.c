@@ -3,11 +3,6 @@
 
 #include <assert.h>
 
-static const char *const class_ptx[K_NCLASS] = {
-	[K_PRED] = "pred", [K_B16] = "b16", [K_B32] = "b32", [K_B64] = "b64",
-	[K_F32] = "f32", [K_F64] = "f64",
-};
-
 mmagen_status frag_table(struct kb *kb, const char *sym, unsigned lanes, unsigned regs,
 			 unsigned elems, frag_index_fn index, const void *ctx)
 {
@@ -85,6 +80,19 @@ static void elem_addr(struct kb *kb, const struct frag_io *io, kreg tb, unsigned
 	   bit, idx, io->bits, byte, bit, addr, byte, addr, io->g, addr);
 }
 
+/* Put element e (w bits, loaded into v from the byte at bit offset `bit`)
+ * into its place in d: the packing step of frag_load, with sh scratch. */
+static void pack_elem(struct kb *kb, unsigned w, unsigned e, kreg bit, kreg v, kreg sh,
+		      kreg d)
+{
+	if (w < 8)   /* sub-byte: shift the element down, mask it */
+		ke(kb, "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n\tand.b32 $r, $r, $u;\n",
+		   sh, bit, v, v, sh, v, v, (1u << w) - 1);
+	if (e)
+		ke(kb, "\tshl.b32 $r, $r, $u;\n", v, v, e * w);
+	ke(kb, "\tor.b32 $r, $r, $r;\n", d, d, v);
+}
+
 void frag_load(struct kb *kb, const struct frag_io *io, kreg dst)
 {
 	unsigned w = io->bits;
@@ -101,18 +109,12 @@ void frag_load(struct kb *kb, const struct frag_io *io, kreg dst)
 		for (unsigned e = 0; e < io->elems; e++) {
 			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
 			if (io->elems == 1) {
-				ke(kb, "\tld.global.$s $r, [$r];\n", class_ptx[d.cls], d, addr);
+				ke(kb, "\tld.global.$s $r, [$r];\n", kclass_type(d.cls), d, addr);
 				continue;
 			}
 			ke(kb, "\tld.global.$s $r, [$r];\n\tcvt.u32.u16 $r, $r;\n",
 			   w == 16 ? "u16" : "u8", h, addr, v, h);
-			if (w < 8)   /* sub-byte: shift the element down, mask it */
-				ke(kb, "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n"
-				       "\tand.b32 $r, $r, $u;\n",
-				   sh, bit, v, v, sh, v, v, (1u << w) - 1);
-			if (e)
-				ke(kb, "\tshl.b32 $r, $r, $u;\n", v, v, e * w);
-			ke(kb, "\tor.b32 $r, $r, $r;\n", d, d, v);
+			pack_elem(kb, w, e, bit, v, sh, d);
 		}
 	}
 }
@@ -138,7 +140,7 @@ void frag_store(struct kb *kb, const struct frag_io *io, kreg src, kreg pred)
 		for (unsigned e = 0; e < io->elems; e++) {
 			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
 			if (io->elems == 1) {
-				store_one(kb, pred, class_ptx[s.cls], addr, s);
+				store_one(kb, pred, kclass_type(s.cls), addr, s);
 				continue;
 			}
 			/* packed 16-bit pair: element e is half e of the register */
@@ -238,18 +240,6 @@ static unsigned class_bits(enum kclass c)
 	return bits[c];
 }
 
-/* Put element e (w bits, loaded into v from the byte at bit offset `bit`)
- * into its place in d: the packing step of frag_load, with sh scratch. */
-static void pack_elem(struct kb *kb, unsigned w, unsigned e, kreg bit, kreg v, kreg sh,
-		      kreg d)
-{
-	if (w < 8)   /* sub-byte: shift the element down, mask it */
-		ke(kb, "\tand.b32 $r, $r, 7;\n\tshr.u32 $r, $r, $r;\n\tand.b32 $r, $r, $u;\n",
-		   sh, bit, v, v, sh, v, v, (1u << w) - 1);
-	if (e)
-		ke(kb, "\tshl.b32 $r, $r, $u;\n", v, v, e * w);
-	ke(kb, "\tor.b32 $r, $r, $r;\n", d, d, v);
-}
 
 void frag_load_holes(struct kb *kb, const struct frag_io *io, kreg dst)
 {
@@ -268,7 +258,7 @@ void frag_load_holes(struct kb *kb, const struct frag_io *io, kreg dst)
 			elem_addr(kb, io, tb, r * io->elems + e, idx, bit, addr);
 			ke(kb, "\tsetp.ne.u32 $r, $r, $x;\n", p, idx, FRAG_NONE);
 			if (io->elems == 1) {
-				ke(kb, "\t@$r ld.global.$s $r, [$r];\n", p, class_ptx[d.cls],
+				ke(kb, "\t@$r ld.global.$s $r, [$r];\n", p, kclass_type(d.cls),
 				   d, addr);
 				continue;
 			}

@@ -9,16 +9,6 @@
  * are ours). */
 #define KB_BUG MMAGEN_INTERNAL
 
-static const char *const kclass_ptx[K_NCLASS] = {
-	[K_PRED] = "pred", [K_B16] = "b16", [K_B32] = "b32", [K_B64] = "b64",
-	[K_F32] = "f32", [K_F64] = "f64",
-};
-/* The same prefixes as emitf's $r (ptx.c). */
-static const char *const kclass_decl[K_NCLASS] = {
-	[K_PRED] = "%p", [K_B16] = "%h", [K_B32] = "%r", [K_B64] = "%rd",
-	[K_F32] = "%f", [K_F64] = "%fd",
-};
-
 static void kb_fail(struct kb *kb, mmagen_status s)
 {
 	if (!kb->err)
@@ -311,7 +301,7 @@ static void fill_regs(struct kb *kb)
 	buf_free(&s->text);
 	for (int c = 0; c < K_LABEL; c++)
 		if (kb->nreg[c])
-			emitf(&s->text, "\t.reg .$s $s<$u>;\n", kclass_ptx[c], kclass_decl[c],
+			emitf(&s->text, "\t.reg .$s $s<$u>;\n", kclass_type(c), kclass_spelling(c),
 			      (unsigned)kb->nreg[c]);
 }
 

@@ -45,10 +45,28 @@ void buf_puts(struct buf *b, const char *s)
 }
 
 /* The spelling of each register class: "%r" + number; labels "L" + number. */
+/* The PTX type of each register class (".reg .b32"). */
+static const char *const kclass_type_name[K_NCLASS] = {
+	[K_PRED] = "pred", [K_B16] = "b16", [K_B32] = "b32", [K_B64] = "b64",
+	[K_F32] = "f32", [K_F64] = "f64",
+};
+
 static const char *const kclass_prefix[K_NCLASS] = {
 	[K_PRED] = "%p", [K_B16] = "%h", [K_B32] = "%r", [K_B64] = "%rd",
 	[K_F32] = "%f", [K_F64] = "%fd", [K_LABEL] = "L",
 };
+
+const char *kclass_type(int cls)
+{
+	assert(cls >= 0 && cls < K_LABEL);
+	return kclass_type_name[cls];
+}
+
+const char *kclass_spelling(int cls)
+{
+	assert(cls >= 0 && cls < K_NCLASS);
+	return kclass_prefix[cls];
+}
 
 static void put_reg(struct buf *b, uint8_t cls, uint32_t id)
 {

@@ -30,6 +30,11 @@ typedef struct kreg {
 	uint32_t id;     /* number of the first */
 } kreg;
 
+/* A register class's PTX type ("b32") and register prefix ("%r"; labels
+ * "L"): the one table, used by emitf's $r/$v and the builder's .reg lines. */
+const char *kclass_type(int cls);
+const char *kclass_spelling(int cls);
+
 struct buf {
 	char *data;
 	size_t len, cap;
