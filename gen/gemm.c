@@ -116,6 +116,10 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->elem_bytes_a = mmagen_type_bits(g->req.a) / 8;
 	i->elem_bytes_b = mmagen_type_bits(g->req.b) / 8;
 	i->elem_bytes_d = mmagen_type_bits(g->req.out) / 8;
+	if (g->d_stage) {
+		i->box_d[0] = i->swizzle / i->elem_bytes_d;   /* one swizzle row */
+		i->box_d[1] = 64;                             /* one warpgroup */
+	}
 }
 
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out)
@@ -149,15 +153,20 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	emitf(b, "  \"params\": [\n"
 		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
 		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"N\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
+		 "    {\"name\": \"tensor_d\", \"kind\": \"tensor_map\", \"dims\": [\"N\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u,"
+		 " \"what\": \"D, used when d_tma != 0 (box [0, 0]: this kernel never uses it)\"},\n"
 		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
 		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
 		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}\n  ],\n",
+		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"},\n"
+		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}\n  ],\n",
 	      i->box_a[0], i->box_a[1], i->swizzle, i->elem_bytes_a,
-	      i->box_b[0], i->box_b[1], i->swizzle, i->elem_bytes_b);
+	      i->box_b[0], i->box_b[1], i->swizzle, i->elem_bytes_b,
+	      i->box_d[0], i->box_d[1], i->swizzle, i->elem_bytes_d);
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, row stride (K * elem_bytes) a multiple of 16\","
-		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"]\n}\n");
+		 " \"D, C: base aligned to 2 elements, ldd and ldc even\","
+		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n");
 }
 
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,

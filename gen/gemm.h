@@ -15,6 +15,7 @@ struct gemm_plan {
 	unsigned stages, group, cluster;
 	int promote;                /* FP8: per-K-block partial sums added in f32 */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
+	unsigned d_stage;           /* bytes of D's staging for tensor stores */
 	unsigned smem;              /* dynamic shared memory */
 	const mmagen_form *form;    /* the MMA instruction */
 };

@@ -15,6 +15,12 @@
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232       /* 40*128 + 232*256 <= 64K registers */
 #define SMEM_LIMIT (227u * 1024u)
+/* D goes out through shared memory and TMA stores when the host can
+ * make a tensor map of it: per consumer warpgroup two buffers of 64 rows
+ * x 128 bytes (swizzled as the map says), one filled while the other's
+ * store reads it. */
+#define D_CHUNK_BYTES (64u * SWIZZLE_BYTES)
+#define D_STAGE_BYTES (2u * 2u * D_CHUNK_BYTES)
 
 static unsigned log2u(unsigned v)
 {
@@ -86,16 +92,18 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->a_stage = g->bm * SWIZZLE_BYTES;
 	g->b_stage = g->bn * SWIZZLE_BYTES;
 	/* as many stages as shared memory holds, up to 6 */
-	g->stages = req->stages ? req->stages :
-		    (SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16);
+	/* staged D needs whole 128-byte chunks of columns in the tile */
+	g->d_stage = g->bn * (mmagen_type_bits(req->out) / 8) % SWIZZLE_BYTES ? 0 : D_STAGE_BYTES;
+	unsigned room = SMEM_LIMIT - g->d_stage - 64;
+	g->stages = req->stages ? req->stages : room / (g->a_stage + g->b_stage + 16);
 	if (!req->stages && g->stages > 6)
 		g->stages = 6;
-	g->smem = g->stages * (g->a_stage + g->b_stage) + 2 * 8 * g->stages;
+	g->smem = g->stages * (g->a_stage + g->b_stage) + g->d_stage + 2 * 8 * g->stages;
 	if (g->stages < 2 || g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
 			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT,
-			(SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16));
+			room / (g->a_stage + g->b_stage + 16));
 	return MMAGEN_OK;
 }
 
@@ -130,10 +138,61 @@ struct ep {
 	kreg gd, gc, m, n, ldd, ldc, alpha, beta, has_c;
 	kreg alpha_i, beta_i;     /* s32 D: alpha and beta as integers */
 	kreg row, col;
+	/* D through shared memory and TMA stores (pd_tma != 0) */
+	kreg tma, tmd;            /* the choice; tensor_d's generic address */
+	kreg issuer, wgbar;       /* thread 0 of the warpgroup; its barrier */
+	kreg srow;                /* staging address of (row, col) in buffer 0 */
+	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4 */
+	kreg ebuf;                /* 0 or D_CHUNK_BYTES: the buffer to fill */
 	unsigned esize;           /* bytes of a D (and C) element */
+	unsigned d_off;           /* D's staging in shared memory */
+	int staged;               /* the kernel has the staged stores */
 	mmagen_type out;
 	int int_acc;              /* the accumulator is s32 */
 };
+
+/* The staging of D for TMA stores.  A warpgroup's 64 rows go out in
+ * chunks of 128 bytes of columns (64 16-bit or 32 32-bit elements), each
+ * chunk a 64 x 128-byte box of tensor_d with the 128-byte swizzle: the
+ * 16-byte unit u of row r sits at unit u ^ (r % 8).  Thread (warp w,
+ * lane l) holds rows 16w + l/4 (+ 8) and, in each group of 8 columns,
+ * columns 2(l%4), +1: with the swizzle the 32 lanes of one store hit 32
+ * different banks.  Uses the template's %wg, %warp, %lane. */
+static void emit_staging_setup(struct kb *kb, struct ep *e)
+{
+	kreg t = kb_reg(kb, K_B32), u = kb_reg(kb, K_B32);
+	e->tma = kb_reg(kb, K_PRED);
+	e->tmd = kb_reg(kb, K_B64);
+	e->issuer = kb_reg(kb, K_PRED);
+	e->wgbar = kb_reg(kb, K_B32);
+	e->srow = kb_reg(kb, K_B32);
+	e->key = kb_reg(kb, K_B32);
+	e->ebuf = kb_reg(kb, K_B32);
+	ke(kb, "\tld.param.u32 $r, [pd_tma];\n\tsetp.ne.u32 $r, $r, 0;\n"
+	       "\tmov.b64 $r, tensor_d;\n\tcvta.param.u64 $r, $r;\n",
+	   t, e->tma, t, e->tmd, e->tmd, e->tmd);
+	/* barrier 1 or 2 for warpgroup 1 or 2; the issuer is its thread 0 */
+	ke(kb, "\tmov.u32 $r, %wg;\n\tand.b32 $r, %warp, 3;\n\tor.b32 $r, $r, %lane;\n"
+	       "\tsetp.eq.u32 $r, $r, 0;\n\tmov.u32 $r, 0;\n",
+	   e->wgbar, t, t, t, e->issuer, t, e->ebuf);
+	/* srow = staging + (wg-1) * 2 chunks + (16 (warp%4) + lane/4) * 128
+	 *        + the lane's byte inside its 16-byte unit */
+	ke(kb, "\tmov.u32 $r, mmagen_smem;\n\tadd.u32 $r, $r, $u;\n", e->srow, e->srow, e->srow,
+	   e->d_off);
+	ke(kb, "\tsub.u32 $r, %wg, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   t, e->srow, t, 2 * D_CHUNK_BYTES, e->srow);
+	ke(kb, "\tand.b32 $r, %warp, 3;\n\tshl.b32 $r, $r, 4;\n\tshr.u32 $r, %lane, 2;\n"
+	       "\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   t, t, t, u, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
+	/* the lane's pair starts at byte 2 (lane%4) esize of its group of 8
+	 * columns: the unit bits above 16 go into key, the rest into srow */
+	ke(kb, "\tand.b32 $r, %lane, 3;\n\tmul.lo.u32 $r, $r, $u;\n"
+	       "\tand.b32 $r, $r, 15;\n\tadd.u32 $r, $r, $r;\n",
+	   t, t, t, 2 * e->esize, u, t, e->srow, e->srow, u);
+	ke(kb, "\tshr.u32 $r, $r, 4;\n\tshr.u32 $r, %lane, 2;\n\txor.b32 $r, $r, $r;\n"
+	       "\tshl.b32 $r, $r, 4;\n",
+	   t, t, u, e->key, t, u, e->key, e->key);
+}
 
 static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 {
@@ -151,6 +210,8 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
 	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
 	   e->m, e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
+	if (e->staged)
+		emit_staging_setup(kb, e);
 	if (e->out == MMAGEN_S32) {
 		e->alpha_i = kb_reg(kb, K_B32);
 		e->beta_i = kb_reg(kb, K_B32);
@@ -228,11 +289,54 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
 	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, c, v);
 }
 
+/* Chunks of D through shared memory: before filling a buffer, its last
+ * TMA store has read it (the issuer waits, the warpgroup syncs); after,
+ * the writes are made visible to the async proxy, and the issuer stores
+ * the 64 x 128-byte box at (n0 + chunk columns, m0 + 64 (wg-1)).  Uses the
+ * template's %m0, %n0, %wg. */
+static void chunk_begin(struct kb *kb, const struct ep *e, kreg base)
+{
+	ke(kb, "\t@$r cp.async.bulk.wait_group.read 1;\n\tbar.sync $r, 128;\n"
+	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->wgbar, base, e->srow, e->ebuf);
+}
+
+static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned col0)
+{
+	kreg x = kb_reg(kb, K_B32), y = kb_reg(kb, K_B32), skip = kb_label(kb);
+	ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
+	   e->wgbar, e->issuer, skip);
+	ke(kb, "\tadd.u32 $r, %n0, $u;\n\tsub.u32 $r, %wg, 1;\n\tshl.b32 $r, $r, 6;\n"
+	       "\tadd.u32 $r, $r, %m0;\n", x, col0, y, y, y, y, y);
+	ke(kb, "\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$r, {$r, $r}], [$r];\n"
+	       "\tcp.async.bulk.commit_group;\n$r:\n\txor.b32 $r, $r, $u;\n",
+	   e->tmd, x, y, base, skip, e->ebuf, e->ebuf, D_CHUNK_BYTES);
+}
+
+/* The pair (lo, hi) of column group jj of the chunk, row half h, into
+ * the staging buffer at base. */
+static void stage_pair(struct kb *kb, const struct ep *e, kreg base, unsigned jj, unsigned h,
+		       kreg lo, kreg hi)
+{
+	kreg a = kb_reg(kb, K_B32);
+	unsigned off = h * 8 * SWIZZLE_BYTES;          /* rows + 8 */
+	ke(kb, "\txor.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n", a, e->key, jj * 8 * e->esize,
+	   a, a, base);
+	if (e->esize == 4) {
+		ke(kb, "\tst.shared.v2.b32 [$r+$u], {$r, $r};\n", a, off, lo, hi);
+		return;
+	}
+	kreg w = kb_reg(kb, K_B32);
+	ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\tst.shared.b32 [$r+$u], $r;\n",
+	   e->out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, hi, lo, a, off, w);
+}
+
 /* D for this thread's accumulators (wgmma m64nN layout: register 4j+2h+i
- * is row + 8h, column col + 8j + i), with or without beta * C.  Pairs
- * inside N are stored whole; a pair that N cuts is stored as one value. */
+ * is row + 8h, column col + 8j + i), with or without beta * C, stored
+ * directly or staged for TMA stores (tma).  Direct: pairs inside N are
+ * stored whole; a pair that N cuts is stored as one value.  Staged: TMA
+ * leaves out what lies outside M x N. */
 static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struct ep *e,
-			   kreg acc, int with_c)
+			   kreg acc, int with_c, int tma)
 {
 	kreg row[2] = { e->row, kb_reg(kb, K_B32) };
 	kreg prow[2] = { kb_reg(kb, K_PRED), kb_reg(kb, K_PRED) };
@@ -240,45 +344,67 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
 	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
-	unsigned es = e->esize;
+	kreg base = kb_reg(kb, K_B32);
+	unsigned es = e->esize, groups = SWIZZLE_BYTES / (8 * es);   /* per chunk */
+	int bounds = !tma || with_c;
 
-	ke(kb, "\tadd.u32 $r, $r, 8;\n\tsetp.lt.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n",
-	   row[1], row[0], prow[0], row[0], e->m, prow[1], row[1], e->m);
+	if (bounds)
+		ke(kb, "\tadd.u32 $r, $r, 8;\n\tsetp.lt.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n",
+		   row[1], row[0], prow[0], row[0], e->m, prow[1], row[1], e->m);
 	for (int h = 0; h < 2; h++) {
-		ad[h] = elem_addr(kb, e->gd, row[h], e->col, e->ldd, es);
+		if (!tma)
+			ad[h] = elem_addr(kb, e->gd, row[h], e->col, e->ldd, es);
 		if (with_c)
 			ac[h] = elem_addr(kb, e->gc, row[h], e->col, e->ldc, es);
 	}
 	for (unsigned j = 0; j < g->bn / 8; j++) {
+		if (tma && j % groups == 0)
+			chunk_begin(kb, e, base);
 		/* columns col+8j (pin1) and col+8j+1 (pin2) inside N? */
-		ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
-		       "\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
-		   cj, e->col, 8 * j, pin1, cj, e->n, cj, cj, pin2, cj, e->n);
+		if (bounds)
+			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
+			       "\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
+			   cj, e->col, 8 * j, pin1, cj, e->n, cj, cj, pin2, cj, e->n);
 		for (unsigned h = 0; h < 2; h++) {
 			unsigned off = 8 * j * es;
 			/* p0: element 0 inside, p1: both, ps: only element 0 */
-			ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
-			       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
-			   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
+			if (bounds)
+				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
+				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
+				   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
 			for (unsigned i = 0; i < 2; i++)
 				scale_acc(kb, e, kr_at(v, i), kr_at(acc, 4 * j + 2 * h + i));
 			if (with_c) {
 				add_c(kb, e, p0, ac[h], off, kr_at(v, 0));
 				add_c(kb, e, p1, ac[h], off + es, kr_at(v, 1));
 			}
+			if (tma) {
+				stage_pair(kb, e, base, j % groups, h, kr_at(v, 0), kr_at(v, 1));
+				continue;
+			}
 			store_pair(kb, e->out, p1, ad[h], off, kr_at(v, 0), kr_at(v, 1));
 			store_one(kb, e->out, ps, ad[h], off, kr_at(v, 0));
 		}
+		if (tma && (j + 1) % groups == 0)
+			chunk_end(kb, e, base, (j + 1 - groups) * 8);
 	}
 }
 
+/* Four copies of the stores: staged or direct (the host's pd_tma says
+ * which: staged needs a tensor map of D), with or without C. */
 static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e, kreg acc)
 {
-	kreg no_c = kb_label(kb), done = kb_label(kb);
-	ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
-	emit_store_all(kb, g, e, acc, 1);
-	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
-	emit_store_all(kb, g, e, acc, 0);
+	kreg done = kb_label(kb);
+	for (int tma = g->d_stage ? 1 : 0; tma >= 0; tma--) {
+		kreg no_c = kb_label(kb), next = kb_label(kb);
+		if (tma)
+			ke(kb, "\t@!$r bra.uni $r;\n", e->tma, next);
+		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
+		emit_store_all(kb, g, e, acc, 1, tma);
+		ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
+		emit_store_all(kb, g, e, acc, 0, tma);
+		ke(kb, "\tbra.uni $r;\n$r:\n", done, next);
+	}
 	ke(kb, "$r:\n", done);
 }
 
@@ -311,7 +437,7 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "stages_x8", "$u", 8 * g->stages);
 	kb_set(kb, "group", "$u", g->group);
 	kb_set(kb, "b_offset", "$u", g->stages * g->a_stage);
-	kb_set(kb, "bar_offset", "$u", g->stages * (g->a_stage + g->b_stage));
+	kb_set(kb, "bar_offset", "$u", g->stages * (g->a_stage + g->b_stage) + g->d_stage);
 	kb_set(kb, "stage_bytes", "$u", g->a_stage + g->b_stage);
 	kb_set(kb, "a_stage_bytes", "$u", g->a_stage);
 	kb_set(kb, "b_stage_bytes", "$u", g->b_stage);
@@ -340,6 +466,7 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	struct kb kb;
 	struct instr in;
 	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
+			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0,
 			.int_acc = g->acc == MMAGEN_S32 };
 	char op[256];
 

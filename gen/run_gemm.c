@@ -65,7 +65,8 @@ static unsigned device_sms(mmart_ctx *ctx)
 struct dev_set {
 	uint64_t a, b, c, dbuf;       /* dbuf: GUARD + D + GUARD (check) or D */
 	uint64_t d;                   /* D itself */
-	mmart_tensor_map ta, tb;
+	mmart_tensor_map ta, tb, td;
+	uint32_t d_tma;               /* D through td (aligned D) */
 };
 
 struct gpu {
@@ -97,6 +98,19 @@ static mmart_tensor_dtype tensor_dtype(mmagen_type t)
 	default:
 		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
 		return MMART_TENSOR_U8;
+	}
+}
+
+/* D's element type for its tensor map (stores copy bytes too). */
+static mmart_tensor_dtype out_dtype(mmagen_type t)
+{
+	switch (t) {
+	case MMAGEN_BF16: return MMART_TENSOR_BF16;
+	case MMAGEN_F16:  return MMART_TENSOR_F16;
+	case MMAGEN_S32:  return MMART_TENSOR_S32;
+	default:
+		assert(t == MMAGEN_F32);
+		return MMART_TENSOR_F32;
 	}
 }
 
@@ -144,6 +158,21 @@ static int encode_maps(struct gpu *g, struct dev_set *s)
 	if (mmart_tensor_map_encode(g->ctx, "A", &a, &s->ta) ||
 	    mmart_tensor_map_encode(g->ctx, "B", &b, &s->tb))
 		return rt_fail("tensor map");
+	/* D through TMA stores when the kernel has them and D allows a map
+	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
+	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
+	s->d_tma = i->box_d[0] && s->d % 16 == 0 && row % 16 == 0;
+	if (s->d_tma) {
+		mmart_tensor_desc d = {
+			.dtype = out_dtype(p->out), .rank = 2, .addr = s->d,
+			.dims = { p->n, p->m }, .strides = { row },
+			.box = { i->box_d[0], i->box_d[1] }, .elem_strides = { 1, 1 },
+			.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
+			.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
+		};
+		if (mmart_tensor_map_encode(g->ctx, "D", &d, &s->td))
+			return rt_fail("tensor map");
+	}
 	return 0;
 }
 
@@ -153,8 +182,9 @@ static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 	uint64_t d = s->d, c = s->c;
 	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
 	float alpha = p->alpha, beta = p->beta;
-	void *params[] = { (void *)&s->ta, (void *)&s->tb, &d, &c, &m, &n, &k, &ldd, &ldc,
-			   &alpha, &beta };
+	uint32_t d_tma = s->d_tma;
+	void *params[] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
+			   &ldd, &ldc, &alpha, &beta, &d_tma };
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
 }
 
@@ -199,7 +229,7 @@ static void free_sets(struct gpu *g)
 }
 
 /* ---- the check: one launch with guards around D ---- */
-static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad)
+static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_tma)
 {
 	const struct rg_problem *p = g->p;
 	size_t db = rg_bytes(p, 'D');
@@ -218,6 +248,7 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad)
 	g->nsets = 1;
 	if ((rc = upload_set(g, &g->sets[0], d, GUARD)) || (rc = launch_mmagen(g, &g->sets[0])))
 		goto out;
+	*d_tma = g->sets[0].d_tma != 0;
 	if (mmart_stream_sync(g->ctx, g->stream) ||
 	    mmart_copy_to_host(g->ctx, back, g->sets[0].dbuf, db + 2 * GUARD)) {
 		rc = rt_fail("run");
@@ -241,7 +272,7 @@ static void describe_problem(const mmagen_gemm_request *r, const struct rg_probl
 		 p->m, p->n, p->k, (double)p->alpha, (double)p->beta);
 }
 
-static int report_check(const char *what, const struct rg_data *d, size_t guard_bad)
+static int report_check(const char *what, const struct rg_data *d, size_t guard_bad, int d_tma)
 {
 	struct rg_verdict v;
 	const struct rg_problem *p = &d->p;
@@ -262,9 +293,10 @@ static int report_check(const char *what, const struct rg_data *d, size_t guard_
 		return 1;
 	}
 	printf("PASS run gemm %s: %zu elements checked (%s), worst error %.3g (%.2f of its tolerance) at D[%u][%u]; "
-	       "the %u guard bytes around D untouched (seed %llu)\n",
+	       "the %u guard bytes around D untouched; D stored %s (seed %llu)\n",
 	       what, v.checked, every ? "every one" : "a sample and the corners", v.worst_err,
-	       v.worst_ratio, v.wi, v.wj, 2 * GUARD, (unsigned long long)p->seed);
+	       v.worst_ratio, v.wi, v.wj, 2 * GUARD,
+	       d_tma ? "through its tensor map (TMA)" : "directly", (unsigned long long)p->seed);
 	return 0;
 }
 
@@ -691,11 +723,12 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	describe_problem(&r, &d.p, what, sizeof what);
 
 	size_t guard_bad = 0;
-	if (run_once(&g, &d, &guard_bad))
+	int d_tma = 0;
+	if (run_once(&g, &d, &guard_bad, &d_tma))
 		goto out;
 	rc = 0;
 	if (o->check) {
-		rc = report_check(what, &d, guard_bad);
+		rc = report_check(what, &d, guard_bad, d_tma);
 	} else if (guard_bad) {
 		printf("FAIL run gemm %s: the kernel wrote %zu of the %u bytes just before and after D\n",
 		       what, guard_bad, 2 * GUARD);

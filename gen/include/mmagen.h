@@ -718,6 +718,13 @@ typedef struct mmagen_gemm_info {
 	 * (bytes), out-of-bounds elements read as zero. */
 	unsigned box_a[2], box_b[2], swizzle;
 	unsigned elem_bytes_a, elem_bytes_b, elem_bytes_d;
+	/* D through shared memory and TMA stores: when box_d[0] != 0 the
+	 * kernel takes a tensor map of D over dims {N, M} (row stride ldd *
+	 * elem_bytes_d), box box_d, the same swizzle, and uses it when its
+	 * parameter d_tma is non-zero.  The map needs D's base 16-byte
+	 * aligned and ldd * elem_bytes_d a multiple of 16; otherwise pass
+	 * d_tma = 0 and the kernel stores through d and ldd. */
+	unsigned box_d[2];
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */

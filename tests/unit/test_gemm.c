@@ -42,10 +42,16 @@ static void test_plans(void)
 		      g.tile_m, g.tile_n);
 		CHECK(g.box_a[0] == g.tile_k && g.box_a[1] == 128 && g.box_b[0] == g.tile_k &&
 		      g.box_b[1] == g.tile_n, "plan %zu: boxes", i);
+		/* D's staging for TMA stores: two warpgroups x two buffers of
+		 * 64 rows x 128 bytes, boxes of one 128-byte row of D */
+		unsigned out_bytes = mmagen_type_bits(cases[i].out) / 8, staging = 4 * 64 * 128;
+		CHECK(g.box_d[0] * out_bytes == 128 && g.box_d[1] == 64, "plan %zu: box_d %ux%u", i,
+		      g.box_d[0], g.box_d[1]);
 		/* stages fill shared memory: one more would not fit in 227 KB */
 		unsigned stage = (g.tile_m + g.tile_n) * 128;
-		CHECK(g.smem == g.stages * (stage + 16) && g.smem <= 227 * 1024, "plan %zu: smem %u", i, g.smem);
-		CHECK(g.stages == 6 || (g.stages + 1) * (stage + 16) > 227 * 1024 - 64,
+		CHECK(g.smem == g.stages * (stage + 16) + staging && g.smem <= 227 * 1024,
+		      "plan %zu: smem %u", i, g.smem);
+		CHECK(g.stages == 6 || (g.stages + 1) * (stage + 16) + staging > 227 * 1024 - 64,
 		      "plan %zu: %u stages leave room", i, g.stages);
 		CHECK(g.block[0] == 384 && g.cluster[0] == 1, "plan %zu: block/cluster", i);
 		CHECK(g.elem_bytes_a == cases[i].bytes, "plan %zu: elem bytes", i);
@@ -53,6 +59,20 @@ static void test_plans(void)
 		CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK && g.cluster[0] == 2 &&
 		      g.box_b[1] == g.tile_n / 2, "plan %zu: a cluster's CTAs load half of B each", i);
 	}
+}
+
+/* A tile whose columns are not whole 128-byte rows of D has no staging:
+ * box_d is [0, 0] and D goes out directly. */
+static void test_unstaged(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16);
+	mmagen_gemm_info g = { .size = sizeof g };
+	r.tile_n = 48;
+	CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK, "tile n 48: %s", mmagen_last_error());
+	CHECK(g.box_d[0] == 0 && g.box_d[1] == 0, "tile n 48: box_d %ux%u", g.box_d[0], g.box_d[1]);
+	CHECK(g.smem == g.stages * ((128 + 48) * 128 + 16), "tile n 48: smem %u", g.smem);
+	r.tile_n = 64;
+	CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK && g.box_d[0] == 64, "tile n 64: staged");
 }
 
 /* Each refusal: the status and a word of its rule. */
@@ -127,6 +147,7 @@ static void test_schedule(void)
 int main(void)
 {
 	test_plans();
+	test_unstaged();
 	test_refusals();
 	test_schedule();
 	return check_summary();
