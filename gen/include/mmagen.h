@@ -25,9 +25,9 @@ extern "C" {
  *   - the caller, and they may grow: mmagen_request, mmagen_tile_opts,
  *     mmagen_gemm_request, mmagen_plan_request.  `size` first, set by
  *     their _init() macro (which passes the caller's sizeof to the
- *     _init_size() function, so it never writes past an older caller's struct); new fields are
- *     appended and the library gives a smaller caller's missing fields
- *     their defaults.  A size the library does not know is
+ *     _init_size() function, so it never writes past an older caller's
+ *     struct); new fields are appended and the library gives a smaller
+ *     caller's missing fields their defaults.  A size the library does not know is
  *     MMAGEN_INVALID_ARGUMENT.
  *   - the library, into the caller's memory, and they may grow:
  *     mmagen_gemm_info, mmagen_check_result.  The caller sets `size`;
