@@ -5,16 +5,17 @@ _mmagen()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	local cmd=${COMP_WORDS[1]} words
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm plan help --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in
 		emit) words="instr tile ";;
 		run) words="tile gemm ";;
 		bench) words="load ";;
-		doc) words="signatures cli completion ";;
+		doc) words="signatures cli completion plan ";;
 		run) words="gemm ";;
-		help) words="list emit run bench quantize dequantize doc gemm ";;
+		doc) words="plan ";;
+		help) words="list emit run bench quantize dequantize doc gemm plan ";;
 	esac
 	if [ -n "$words" ]; then
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -256,6 +257,18 @@ _mmagen()
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		esac;;
+	"plan")
+		case "$prev" in
+		--quant) COMPREPLY=();;
+		--arch) COMPREPLY=();;
+		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--quant --arch --json --output --help " -- "$cur"));;
+		esac;;
+	"doc plan")
+		case "$prev" in
+		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--output --help " -- "$cur"));;
 		esac;;
 	esac
 }

@@ -440,6 +440,16 @@ static const struct cli_opt options[] = {
 	    "nvfp4's per-tensor f32 scale; quantize also takes `auto` "
 	    "(amax/(448*6), printed)"),
 
+	STR("--quant", NULL, "CONFIG", C(PLAN), "Plan", quant,
+	    "the quantization config: w4a16, w8a8-int8, w8a8-fp8, w4a8, w4a8-fp4, nvfp4, "
+	    "w4a8-nvfp4, mxfp8, mxfp6, mxfp4, w4a4-int4, fp16, bf16, tf32, fp64 and "
+	    "variants (docs/plan.md has them all)"),
+	FN("--arch", "A", C(PLAN), "Plan", set_arch, arch, NULL,
+	   "the target: sm_80, sm_89, sm_90a, sm_100a, sm_120a, ... (`list --targets`)"),
+	FLAG("--json", C(PLAN), "Plan", json, "print the plan as one JSON object"),
+	STR("--output", "-o", "FILE", C(PLAN) | C(DOC_PLAN), "Plan", out,
+	    "write FILE (through a temporary, renamed) instead of standard output"),
+
 	{ .name = "--help", .alias = "-h", .cmds = ALL, .group = "Other",
 	  .kind = CLI_HELP, .help = "print this help and exit" },
 };

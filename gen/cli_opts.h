@@ -37,6 +37,7 @@ struct opts {
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
+	const char *quant;           /* plan --quant */
 };
 
 extern const struct cli_spec cli_spec;
@@ -61,5 +62,7 @@ int cmd_quantize(struct opts *o);
 int cmd_dequantize(struct opts *o);
 int cmd_gemm(struct opts *o);
 int cmd_run_gemm(struct opts *o);
+int cmd_plan(struct opts *o);
+int cmd_doc_plan(struct opts *o);
 
 #endif

@@ -23,18 +23,18 @@ extern "C" {
  * exported symbol and on a declaration without the mark.
  * Structs, by who fills them:
  *   - the caller, and they may grow: mmagen_request, mmagen_tile_opts,
- *     mmagen_gemm_request.  `size` first, set by their _init() macro
- *     (which passes the caller's sizeof to the _init_size() function, so
- *     it never writes past an older caller's struct); new fields are
- *     appended and the library gives a smaller caller's missing fields
- *     their defaults.  A size the library does not know is
+ *     mmagen_gemm_request, mmagen_plan_request.  `size` first, set by
+ *     their _init() macro (which passes the caller's sizeof to the
+ *     _init_size() function, so it never writes past an older caller's
+ *     struct); new fields are appended and the library gives a smaller
+ *     caller's missing fields their defaults.  A size the library does not know is
  *     MMAGEN_INVALID_ARGUMENT.
  *   - the library, into the caller's memory, and they may grow:
  *     mmagen_gemm_info, mmagen_check_result.  The caller sets `size`;
  *     the library writes only that much.
  *   - the library, read through pointers it owns: mmagen_form (take forms
  *     from mmagen_form_at / mmagen_select, do not build them),
- *     mmagen_check (opaque).
+ *     mmagen_check (opaque), mmagen_plan (from mmagen_plan_new).
  *   - frozen, a change would be a new struct and function, not a new
  *     field: the descriptor words (mmagen_wgmma_sdesc, mmagen_tc_sdesc,
  *     mmagen_tc_idesc: their fields are the ISA's), mmagen_frag,
@@ -856,6 +856,92 @@ typedef struct mmagen_check_result {
 MMAGEN_API
 mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
 				  size_t bytes, mmagen_check_result *r);
+
+/* ---- quantization plans (gen/plan.c, rules in gen/quant.def) ----
+ * From a quantization config ("w4a16", "w8a8-fp8", "nvfp4", ...) and a
+ * target to the MMA that computes it: the types the MMA really receives,
+ * the accumulator, native or converted in the main loop (and how), the
+ * scale format and block, the packing, and every legal form of the table
+ * on the target, best first.  A = the weights, B = the activations. */
+typedef struct mmagen_plan_request {
+	size_t size;             /* sizeof(mmagen_plan_request): set by _init */
+	int target;              /* required: index from mmagen_target_parse */
+	const char *quant;       /* the config; case, '-', '_' and spaces do
+				  * not matter */
+} mmagen_plan_request;
+
+/* One instruction form a path may use on the target. */
+typedef struct mmagen_plan_form {
+	const mmagen_form *form;
+	const char *emulated;    /* NULL; or why ptxas accepts the form but the
+				  * target's SASS has no native instruction */
+} mmagen_plan_form;
+
+/* One way to compute the config: native, or after a conversion. */
+typedef struct mmagen_plan_path {
+	const char *id;          /* "FP8", "I4_BF16", ... (gen/quant.def) */
+	const char *label;       /* the path in a few words */
+	int native;              /* 1: the MMA receives the config's own
+				  * types and scales; 0: converted first */
+	int available;           /* 1: the target has a form (nforms > 0) */
+	int emulated;            /* 1: every form it has is emulated */
+	mmagen_type a, b;        /* what the MMA receives */
+	mmagen_type acc;         /* the preferred accumulator */
+	mmagen_type acc_alt;     /* another legal one, or MMAGEN_TYPE_NONE */
+	mmagen_type stype;       /* scale type the MMA reads, or NONE */
+	unsigned block;          /* K elements per scale in the MMA, or 0 */
+	const char *conversion;  /* what the main loop does first, or "none..." */
+	const char *scale;       /* the scale format and who applies it */
+	const char *packing;     /* the layout the kernel expects */
+	const char *reason;      /* why this path, why it ranks here */
+	const char *needs;       /* the rule a target without it breaks */
+	const char *lowest;      /* the lowest target per family whose MMA
+				  * takes the path's types unemulated:
+				  * "sm_100a (tcgen05), sm_120a (mma.sync)";
+				  * "" if none */
+	size_t nforms;
+	const mmagen_plan_form *forms;  /* best first */
+	const char *emit;        /* `mmagen emit instr` of forms[0], or NULL */
+	const char *gemm;        /* the `mmagen gemm` line on these types, or NULL */
+} mmagen_plan_path;
+
+/* A plan: read it, print it (mmagen_plan_format), free it. */
+typedef struct mmagen_plan {
+	const char *config;      /* canonical name: "w8a8-fp8" */
+	const char *title;       /* "W8A8 FP8" */
+	const char *weights, *activations;  /* the stored formats, in words */
+	int target;
+	int native;              /* 1: a path is native on the target */
+	const char *verdict;     /* one line: native or not, the rule, the
+				  * nearest paths */
+	const char *order;       /* how paths and forms are ordered, and why */
+	size_t npaths;           /* available paths first (native, converted,
+				  * emulated), then the absent ones */
+	const mmagen_plan_path *paths;
+} mmagen_plan;
+
+MMAGEN_API
+void mmagen_plan_request_init_size(mmagen_plan_request *r, size_t size);
+#define mmagen_plan_request_init(r) mmagen_plan_request_init_size((r), sizeof *(r))
+/* The plan of r->quant on r->target; free with mmagen_plan_free().  An
+ * unknown config is MMAGEN_UNKNOWN_NAME, the message naming the nearest
+ * configs.  A config that cannot run natively on the target is still a
+ * plan (native 0, the verdict says why and what is nearest); one with no
+ * path at all there has every path's `available` 0. */
+MMAGEN_API
+mmagen_status mmagen_plan_new(const mmagen_plan_request *r, mmagen_plan **out);
+MMAGEN_API
+void mmagen_plan_free(mmagen_plan *p);
+/* MMAGEN_FMT_TEXT (what `mmagen plan` prints) or MMAGEN_FMT_JSON. */
+MMAGEN_API
+mmagen_status mmagen_plan_format(const mmagen_plan *p, mmagen_format fmt,
+				 char **out, size_t *len);
+/* The canonical config names in order (i from 0); NULL past the end. */
+MMAGEN_API
+const char *mmagen_plan_config_name(size_t i);
+/* docs/plan.md: every config on sm_80, sm_89, sm_90a, sm_100a, sm_120a. */
+MMAGEN_API
+mmagen_status mmagen_doc_plan(char **out, size_t *len);
 
 #ifdef __cplusplus
 }
