@@ -42,5 +42,9 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out);
 #define GEMM80_ROW_BYTES 64u
 unsigned gemm80_swizzle(unsigned row, unsigned chunk);
 void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *chunk);
+/* The first stage row and logical chunk of ldmatrix.x4 number i (0..3) of
+ * mma step `step` within a warp's rows: mn, the operand is MN-major. */
+void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
+			unsigned *chunk);
 
 #endif

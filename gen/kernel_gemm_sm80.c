@@ -47,6 +47,18 @@ void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *c
 	*chunk = pattern == 1 ? g >> 1 : g & 1;
 }
 
+void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
+			unsigned *chunk)
+{
+	if (!mn) {          /* rows 16i.., K bytes 32 step.. */
+		*row = 16 * i;
+		*chunk = 2 * step;
+	} else {            /* panel i/2 (32 columns), k-rows 16 step.. */
+		*row = (i / 2) * bk + 16 * step;
+		*chunk = 2 * (i % 2);
+	}
+}
+
 /* ---- the plan ---- */
 
 /* Dynamic shared memory a block may have (the opt-in maximum). */
@@ -332,14 +344,9 @@ static void emit_frags(struct k80 *c, unsigned buf, unsigned step)
 		unsigned stage_off = op ? g->a_stage : 0;
 		kreg f = op ? c->fb[buf] : c->fa[buf];
 		for (unsigned i = 0; i < 4; i++) {   /* 4 m16 tiles, or 4 pairs of n8 */
-			unsigned h, row;
-			if (!mn) {
-				h = step;
-				row = 16 * i;
-			} else {
-				h = i % 2;
-				row = (i / 2) * g->bk + 16 * step;
-			}
+			unsigned chunk, row;
+			gemm80_frag_origin(mn, g->bk, i, step, &row, &chunk);
+			unsigned h = chunk / 2;
 			kreg v = { .cls = f.cls, .n = 4, .id = f.id + 4 * i };
 			ke(kb, "\tldmatrix.sync.aligned.m8n8.x4$s.shared.b16 $v, [$r+$u];\n",
 			   mn ? ".trans" : "", v, c->lad[op][h],
