@@ -230,9 +230,11 @@ _mmagen()
 		--stages) COMPREPLY=();;
 		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
 		--group) COMPREPLY=();;
+		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
+		--split-k) COMPREPLY=();;
 		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
@@ -248,6 +250,8 @@ _mmagen()
 		--stages) COMPREPLY=();;
 		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
 		--group) COMPREPLY=();;
+		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
+		--split-k) COMPREPLY=();;
 		--m) COMPREPLY=();;
 		--n) COMPREPLY=();;
 		--k) COMPREPLY=();;
@@ -256,7 +260,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

@@ -267,6 +267,9 @@ static const struct cli_value instr_fmt_vals[] = {
 static const struct cli_value gemm_layout_vals[] = {
 	{ "tn", MMAGEN_GEMM_TN, 0 }, { "nn", MMAGEN_GEMM_NN, 0 },
 	{ "nt", MMAGEN_GEMM_NT, 0 }, { "tt", MMAGEN_GEMM_TT, 0 }, { NULL, 0, 0 } };
+static const struct cli_value gemm_path_vals[] = {
+	{ "wgmma", MMAGEN_GEMM_PATH_WGMMA, 0 }, { "mma.sync", MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
+	{ NULL, 0, 0 } };
 static const struct cli_value tile_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
 	{ NULL, 0, 0 } };
@@ -397,6 +400,11 @@ static const struct cli_opt options[] = {
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 1)"),
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
 	   "tile rows walked together for L2 reuse (default 8)"),
+	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
+	      "the kernel: wgmma + TMA (sm_90a's default) or mma.sync + ldmatrix + cp.async "
+	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
+	FN("--split-k", "S", GEMM, "GEMM", set_count, gemm.split_k, NULL,
+	   "mma.sync path: split K over S CTAs, added into D with f32/s32 atomics (default 1)"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,

@@ -35,6 +35,7 @@ struct opts {
 	struct quant_args q;
 	struct {                     /* gemm */
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
+		unsigned path, split_k;
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
 	const char *quant;           /* plan --quant */

@@ -46,6 +46,65 @@ static int input_class(mmagen_type a, mmagen_type b)
 	return 0;
 }
 
+/* sm_80, sm_86, sm_89: mma.sync; sm_90, sm_90a: mma.sync on request. */
+static int is_sm8x(const char *t)
+{
+	return !strcmp(t, "sm_80") || !strcmp(t, "sm_86") || !strcmp(t, "sm_89");
+}
+
+static int is_mma_sync(const mmagen_gemm_request *r)
+{
+	const char *t = mmagen_target_name(r->target);
+	return r->path == MMAGEN_GEMM_PATH_MMA_SYNC ||
+	       (r->path == MMAGEN_GEMM_PATH_AUTO && is_sm8x(t));
+}
+
+/* The mma.sync path's types: A and B as for wgmma, plus s4/u4 mixes;
+ * f16 accumulation for f16 and FP8 inputs. */
+static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *g)
+{
+	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
+	static const mmagen_type i4[] = { MMAGEN_S4, MMAGEN_U4 };
+	const char *t = mmagen_target_name(r->target);
+	int cls = input_class(r->a, r->b);
+
+	if (!is_sm8x(t) && strcmp(t, "sm_90") && strcmp(t, "sm_90a"))
+		return mmagen_set_error(MMAGEN_TARGET,
+			"the mma.sync GEMM runs on sm_80, sm_86, sm_89, sm_90 and sm_90a, not %s; use --arch sm_80",
+			t);
+	if (!cls && is_one_of(r->a, i4, 2) && is_one_of(r->b, i4, 2))
+		cls = 4;
+	if (!cls)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm (mma.sync) takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "
+			"any mix of s8/u8, or any mix of s4/u4 (got %s and %s)",
+			mmagen_type_name(r->a), mmagen_type_name(r->b));
+	if (cls == 2 && (!strcmp(t, "sm_80") || !strcmp(t, "sm_86")))
+		return mmagen_set_error(MMAGEN_TARGET,
+			"mma.sync with e4m3/e5m2 needs sm_89 or later (got %s); use --arch sm_89", t);
+	int integer = cls >= 3;
+	mmagen_type acc = integer ? MMAGEN_S32 : MMAGEN_F32;
+	int f16_ok = r->a == MMAGEN_F16 || cls == 2;
+	if (r->acc && r->acc != acc && !(r->acc == MMAGEN_F16 && f16_ok))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm (mma.sync) with %s inputs accumulates in %s%s (got --acc %s)",
+			mmagen_type_name(r->a), mmagen_type_name(acc),
+			f16_ok ? " or f16" : "", mmagen_type_name(r->acc));
+	if (integer ? !is_one_of(r->out, int_out, 2) : !is_one_of(r->out, float_out, 3))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm writes D as %s from %s accumulation (got %s)",
+			integer ? "s32 or f32" : "bf16, f16 or f32", mmagen_type_name(acc),
+			mmagen_type_name(r->out));
+	if (r->layout > MMAGEN_GEMM_TT)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm layout is tn, nn, nt or tt");
+	if (r->layout != MMAGEN_GEMM_TN && mmagen_type_bits(r->a) != 16)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"%s mma.sync reads A and B K-major only (ldmatrix .trans moves 16-bit elements): use layout tn (A row-major, B column-major)",
+			mmagen_type_name(r->a));
+	return gemm_plan_sm80(r, g);
+}
+
 static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
 	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
@@ -60,10 +119,17 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return s;
 	if (r->target < 0 || r->target >= mmagen_target_count())
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
+	if (r->path > MMAGEN_GEMM_PATH_MMA_SYNC)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
+	if (is_mma_sync(r))
+		return check_sm80(r, g);
 	if (strcmp(mmagen_target_name(r->target), "sm_90a"))
 		return mmagen_set_error(MMAGEN_TARGET,
-			"gemm runs on sm_90a (wgmma + TMA) for now, not %s; use --arch sm_90a",
+			"gemm runs on sm_90a (wgmma + TMA) or through mma.sync on sm_80, sm_86, sm_89 (and sm_90/sm_90a with --path mma.sync), not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
+	if (r->split_k > 1)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K is the mma.sync path's (--path mma.sync); the wgmma GEMM takes --split-k 1");
 	int cls = input_class(r->a, r->b);
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
@@ -120,6 +186,15 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 		i->box_d[0] = i->swizzle / i->elem_bytes_d;   /* one swizzle row */
 		i->box_d[1] = 64;                             /* one warpgroup */
 	}
+	i->path = g->path ? g->path : MMAGEN_GEMM_PATH_WGMMA;
+	i->split_k = g->split ? g->split : 1;
+	i->elem_bits_a = mmagen_type_bits(g->req.a);
+	i->elem_bits_b = mmagen_type_bits(g->req.b);
+	if (g->path == MMAGEN_GEMM_PATH_MMA_SYNC) {
+		i->block[0] = g->threads;
+		i->box_a[0] = i->box_a[1] = i->box_b[0] = i->box_b[1] = 0;
+		i->swizzle = 0;
+	}
 }
 
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out)
@@ -169,6 +244,42 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n");
 }
 
+/* The mma.sync path's manifest: plain pointers and strides, no tensor
+ * maps; one CTA per tile, gridDim.z the K slices. */
+static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i)
+{
+	char op[256];
+	unsigned ea = 128 / i->elem_bits_a;      /* elements in 16 bytes */
+	emitf(b, "{\n  \"kernel\": \"$s\",\n  \"target\": \"$s\",\n  \"path\": \"mma.sync\",\n"
+		 "  \"instruction\": \"$s\",\n"
+		 "  \"a\": \"$t\", \"b\": \"$t\", \"acc\": \"$t\", \"out\": \"$t\", \"layout\": \"$s\",\n",
+	      i->kernel, mmagen_target_name(g->req.target),
+	      mmagen_form_opcode(g->form, op, sizeof op), g->req.a, g->req.b, g->acc,
+	      g->req.out, layout_names[g->req.layout]);
+	emitf(b, "  \"block\": [$u, $u, $u],\n  \"cluster\": [1, 1, 1],\n"
+		 "  \"grid\": \"ceil(M/$u) * ceil(N/$u) x 1 x $u\",\n"
+		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n"
+		 "  \"split_k\": $u,\n",
+	      i->block[0], i->block[1], i->block[2], i->tile_m, i->tile_n, i->split_k, i->smem,
+	      i->tile_m, i->tile_n, i->tile_k, i->stages, i->split_k);
+	emitf(b, "  \"params\": [\n"
+		 "    {\"name\": \"a\", \"kind\": \"u64\", \"what\": \"A, $s, leading dimension lda\"},\n"
+		 "    {\"name\": \"b\", \"kind\": \"u64\", \"what\": \"B, $s, leading dimension ldb\"},\n"
+		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd$s\"},\n"
+		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
+		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
+		 "    {\"name\": \"lda\", \"kind\": \"u32\"}, {\"name\": \"ldb\", \"kind\": \"u32\"},\n"
+		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
+		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}\n  ],\n",
+	      g->a_mn ? "column-major M x K (M-major)" : "row-major M x K (K-major)",
+	      g->b_mn ? "row-major K x N (N-major)" : "column-major K x N (K-major)",
+	      g->split > 1 ? "; zero at launch (the K slices add into it)" : "");
+	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned; the contiguous dimension"
+		 " ($s of A, $s of B) and lda, ldb multiples of $u elements (16 bytes)\","
+		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"]\n}\n",
+	      g->a_mn ? "M" : "K", g->b_mn ? "N" : "K", ea);
+}
+
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len)
 {
@@ -186,9 +297,12 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			"a GEMM is written as ptx (the kernel) or json (its manifest)");
 	fill_info(&g, &info);
 	buf_init(&b);
-	if (fmt == MMAGEN_FMT_JSON)
+	if (fmt == MMAGEN_FMT_JSON && g.path == MMAGEN_GEMM_PATH_MMA_SYNC)
+		emit_json_sm80(&b, &g, &info);
+	else if (fmt == MMAGEN_FMT_JSON)
 		emit_json(&b, &g, &info);
-	else if ((s = gemm_emit_sm90(&g, &b))) {
+	else if ((s = g.path == MMAGEN_GEMM_PATH_MMA_SYNC ? gemm_emit_sm80(&g, &b)
+							   : gemm_emit_sm90(&g, &b))) {
 		buf_free(&b);
 		return s;
 	}

@@ -176,6 +176,28 @@ static int encode_maps(struct gpu *g, struct dev_set *s)
 	return 0;
 }
 
+static int is_mma_sync(const struct gpu *g)
+{
+	return g->info.path == MMAGEN_GEMM_PATH_MMA_SYNC;
+}
+
+/* The mma.sync path: plain pointers and leading dimensions; with split-K
+ * the slices add into D, which is zeroed first (on the stream, so --bench
+ * times the memset with the kernel). */
+static int launch_mma_sync(struct gpu *g, const struct dev_set *s)
+{
+	const struct rg_problem *p = g->p;
+	uint64_t a = s->a, b = s->b, d = s->d, c = s->c;
+	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
+	uint32_t lda = p->a_mn ? p->m : p->k, ldb = p->b_mn ? p->n : p->k;
+	float alpha = p->alpha, beta = p->beta;
+	void *params[] = { &a, &b, &d, &c, &m, &n, &k, &lda, &ldb, &ldd, &ldc, &alpha, &beta };
+	if (g->info.split_k > 1 &&
+	    mmart_memset8_async(g->ctx, s->d, 0, rg_bytes(p, 'D'), g->stream))
+		return rt_fail("zeroing D for split-K");
+	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+}
+
 static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
@@ -185,7 +207,40 @@ static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 	uint32_t d_tma = s->d_tma;
 	void *params[] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
 			   &ldd, &ldc, &alpha, &beta, &d_tma };
+	if (is_mma_sync(g))
+		return launch_mma_sync(g, s);
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+}
+
+/* rows x cols elements of eb bytes, transposed into a new buffer (the
+ * MN-major copy of a K-major host operand); NULL when out of memory. */
+static void *transposed(const void *src, uint32_t rows, uint32_t cols, unsigned eb)
+{
+	uint8_t *t = malloc((size_t)rows * cols * eb);
+	const uint8_t *in = src;
+	if (!t)
+		return NULL;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < cols; c++)
+			memcpy(t + (c * rows + r) * eb, in + (r * cols + c) * eb, eb);
+	return t;
+}
+
+/* Operand A or B to the device in the layout of the kernel. */
+static int upload_operand(struct gpu *g, uint64_t dst, const void *host, char which)
+{
+	const struct rg_problem *p = g->p;
+	int mn = which == 'A' ? p->a_mn : p->b_mn;
+	mmagen_type t = which == 'A' ? p->a : p->b;
+	void *tmp = NULL;
+	int rc;
+	if (mn && !(tmp = transposed(host, which == 'A' ? p->m : p->n, p->k, rg_elem_bytes(t)))) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	rc = mmart_copy_to_device(g->ctx, dst, tmp ? tmp : host, rg_bytes(p, which)) ? rt_fail("device memory") : 0;
+	free(tmp);
+	return rc;
 }
 
 /* C's device copy: the values when beta != 0; with beta = 0 the poison,
@@ -199,8 +254,6 @@ static int upload_set(struct gpu *g, struct dev_set *s, const struct rg_data *d,
 	    mmart_alloc(g->ctx, rg_bytes(p, 'B'), &s->b) ||
 	    mmart_alloc(g->ctx, cb, &s->c) ||
 	    mmart_alloc(g->ctx, cb + 2 * guard, &s->dbuf) ||
-	    mmart_copy_to_device(g->ctx, s->a, d->a, rg_bytes(p, 'A')) ||
-	    mmart_copy_to_device(g->ctx, s->b, d->b, rg_bytes(p, 'B')) ||
 	    (p->beta != 0 ? mmart_copy_to_device(g->ctx, s->c, d->c, cb)
 			  : mmart_memset8(g->ctx, s->c, POISON, cb)) ||
 	    mmart_memset8(g->ctx, s->dbuf, POISON, cb + 2 * guard))
@@ -212,7 +265,9 @@ static int upload_set(struct gpu *g, struct dev_set *s, const struct rg_data *d,
 			(unsigned long long)s->d, (unsigned long long)s->c);
 		return 1;
 	}
-	return encode_maps(g, s);
+	if (upload_operand(g, s->a, d->a, 'A') || upload_operand(g, s->b, d->b, 'B'))
+		return 1;
+	return is_mma_sync(g) ? 0 : encode_maps(g, s);
 }
 
 static void free_sets(struct gpu *g)
@@ -439,7 +494,13 @@ static int lt_setup(struct gpu *g, char *why, size_t n)
 	const struct rg_problem *p = g->p;
 	struct cublaslt *lt = &g->lt;
 	struct lt_problem q = lt_problem_of(p);
-	int op_t = LT_CUBLAS_OP_T, op_n = LT_CUBLAS_OP_N, nr = 0;
+	/* its A is our B: K-major B is column-major K x N (op T), N-major B
+	 * column-major N x K (op N); its B is our A: K-major A is K x M (op
+	 * N), M-major A is M x K (op T) */
+	int op_t = p->b_mn ? LT_CUBLAS_OP_N : LT_CUBLAS_OP_T;
+	int op_n = p->a_mn ? LT_CUBLAS_OP_T : LT_CUBLAS_OP_N, nr = 0;
+	uint64_t la[2] = { p->b_mn ? p->n : p->k, p->b_mn ? p->k : p->n };   /* rows, cols */
+	uint64_t lb[2] = { p->a_mn ? p->m : p->k, p->a_mn ? p->k : p->m };
 	uint64_t ws = LT_WORKSPACE;
 	void *pref = NULL;
 	int rc = 1, st;
@@ -461,8 +522,8 @@ static int lt_setup(struct gpu *g, char *why, size_t n)
 	LT(lt->cublasLtMatmulDescCreate(&g->lt_desc, q.compute, q.scale));
 	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof op_t));
 	LT(lt->cublasLtMatmulDescSetAttribute(g->lt_desc, LT_CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof op_n));
-	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_la, q.a, p->k, p->n, p->k));
-	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lb, q.b, p->k, p->m, p->k));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_la, q.a, la[0], la[1], la[0]));
+	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lb, q.b, lb[0], lb[1], lb[0]));
 	LT(lt->cublasLtMatrixLayoutCreate(&g->lt_lc, q.cd, p->n, p->m, p->n));
 	LT(lt->cublasLtMatmulPreferenceCreate(&pref));
 	LT(lt->cublasLtMatmulPreferenceSetAttribute(pref, LT_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -675,6 +736,10 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
+	if (g.info.elem_bits_a < 8 || g.info.elem_bits_b < 8) {
+		fprintf(stderr, "mmagen: run gemm: this runner does not lay out 4-bit (s4/u4) operands yet; `mmagen gemm` writes the kernel, use s8/u8 here\n");
+		return 1;
+	}
 	/* the operands this runner lays out are the manifest's */
 	if (g.info.elem_bytes_a != rg_elem_bytes(r.a) || g.info.elem_bytes_b != rg_elem_bytes(r.b) ||
 	    g.info.elem_bytes_d != rg_elem_bytes(r.out)) {
@@ -685,7 +750,9 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		return 1;
 	}
 	d.p = (struct rg_problem){ .a = r.a, .b = r.b, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
-				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed };
+				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed,
+				   .a_mn = r.layout == MMAGEN_GEMM_NN || r.layout == MMAGEN_GEMM_NT,
+				   .b_mn = r.layout == MMAGEN_GEMM_NT || r.layout == MMAGEN_GEMM_TT };
 	if (rg_check_problem(&d.p))
 		return rg_said();
 	if (o->load && rg_load(o->load, &d, "tn"))
@@ -720,6 +787,10 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		.smem_bytes = g.info.smem,
 		.stream = g.stream,
 	};
+	if (is_mma_sync(&g)) {     /* one CTA per tile, gridDim.z the K slices */
+		g.cfg.grid[0] = rg_grid(0, d.p.m, d.p.n, g.info.tile_m, g.info.tile_n, 1);
+		g.cfg.grid[2] = g.info.split_k;
+	}
 	describe_problem(&r, &d.p, what, sizeof what);
 
 	size_t guard_bad = 0;

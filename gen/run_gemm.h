@@ -60,6 +60,10 @@ struct rg_problem {
 	uint32_t m, n, k;
 	float alpha, beta;
 	uint64_t seed;           /* inputs (rg_fill) and the sample */
+	/* the device layout (the host copies are always K-major, "tn"):
+	 * a_mn, b_mn: A stored M-major, B N-major (layouts nn, nt, tt; the
+	 * mma.sync path, which also needs M or N a multiple of 8 then) */
+	int a_mn, b_mn;
 };
 
 struct rg_data {

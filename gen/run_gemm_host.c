@@ -90,6 +90,15 @@ int rg_check_problem(const struct rg_problem *p)
 				       names[i], eb, (unsigned long long)stride, per, hi);
 		}
 	}
+	/* MN-major operands (mma.sync path): 16-byte chunks along M or N */
+	for (int i = 0; i < 2; i++) {
+		uint32_t mn = i ? p->n : p->m;
+		unsigned per = 16 / rg_elem_bytes(types[i]);
+		if ((i ? p->b_mn : p->a_mn) && mn % per)
+			return rg_fail("%c: stored %s-major, its column stride %c = %u is not a multiple of %u elements (16 bytes); use %c = %u",
+				       names[i], i ? "N" : "M", "MN"[i], mn, per, "MN"[i],
+				       (mn + per - 1) / per * per);
+	}
 	if (p->n % 2 && p->n > 1)
 		return rg_fail("D: ldd = N = %u is odd; the epilogue stores pairs of elements, so ldd (and ldc) must be even: use N = %u or %u",
 			       p->n, p->n - 1, p->n + 1);

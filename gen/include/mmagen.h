@@ -699,7 +699,14 @@ typedef struct mmagen_gemm_request {
 	unsigned layout;      /* MMAGEN_GEMM_* */
 	unsigned tile_m, tile_n, stages, group;  /* 0: the generator's choice */
 	unsigned cluster;     /* CTAs per cluster: 1, or 2 (B multicast); 0: 1 */
+	unsigned path;        /* MMAGEN_GEMM_PATH_*: 0 picks by target */
+	unsigned split_k;     /* mma.sync path: K split over this many CTAs,
+			       * summed by f32/s32 atomics into D; 0: 1 */
 } mmagen_gemm_request;
+
+/* Which kernel: wgmma + TMA (sm_90a), or the warp-level mma.sync +
+ * ldmatrix + cp.async kernel (sm_80 to sm_89; on sm_90/sm_90a on request). */
+enum { MMAGEN_GEMM_PATH_AUTO = 0, MMAGEN_GEMM_PATH_WGMMA, MMAGEN_GEMM_PATH_MMA_SYNC };
 
 /* What a program needs to launch the kernel.  Parameters, in order:
  * tensor_a, tensor_b (CUtensorMap, 128 bytes each, by value), d, c
@@ -725,6 +732,13 @@ typedef struct mmagen_gemm_info {
 	 * aligned and ldd * elem_bytes_d a multiple of 16; otherwise pass
 	 * d_tma = 0 and the kernel stores through d and ldd. */
 	unsigned box_d[2];
+	/* MMAGEN_GEMM_PATH_MMA_SYNC: no tensor maps and not persistent.
+	 * Parameters: a, b, d, c (u64), m, n, k, lda, ldb, ldd, ldc (u32),
+	 * alpha, beta (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x
+	 * split_k.  split_k > 1: D must be zero at launch (atomics add into
+	 * it).  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
+	unsigned path, split_k;
+	unsigned elem_bits_a, elem_bits_b;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */

@@ -66,7 +66,9 @@ refused 1 "D: ldd = N = 9 is odd.*use N = 8 or 10" $G --m 8 --n 9 --k 8
 refused 1 "gemm writes D as s32 or f32" run gemm --a s8 --b s8 --out bf16 --m 8 --n 8 --k 8
 refused 1 "gemm takes A and B as" run gemm --a s8 --b bf16 --out bf16 --m 8 --n 8 --k 8
 refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
-refused 1 "gemm runs on sm_90a" $G --arch sm_80 --m 8 --n 8 --k 8
+refused 1 "gemm runs on sm_90a" $G --arch sm_100a --m 8 --n 8 --k 8
+refused 1 "does not lay out 4-bit" run gemm --a s4 --b s4 --out s32 --arch sm_80 --m 8 --n 8 --k 64
+refused 1 "A: stored M-major.*use M = 16" $G --arch sm_80 --layout nn --m 9 --n 8 --k 8
 refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
 # the other types' rules: K per element width, the mixes the generator has
 refused 1 "A: row stride K \* 4 = 24 bytes is not a multiple of 16 (TMA); K must be a multiple of 4: use K = 4 or 8" \

@@ -22,8 +22,78 @@ static const struct { mmagen_type a, b, out; } combos[] = {
 	{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32 }, { MMAGEN_U8, MMAGEN_U8, MMAGEN_S32 },
 };
 
+static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
+			const char *what, const char *arch);
+
 static int assemble(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
 		    const char *what)
+{
+	return assemble_for(ptxas, dir, r, what, "sm_90a");
+}
+
+/* The mma.sync path: every type mix, layout and accumulator it offers, on
+ * sm_80, sm_86, sm_89 and (--path mma.sync) sm_90; tiles and split-K on
+ * one type. */
+static const struct { mmagen_type a, b, acc, out; unsigned layouts; } sm80_combos[] = {
+	{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, 15 }, { MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, 15 },
+	{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16, 15 }, { MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, 15 },
+	{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32, 1 }, { MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_F32, 1 },
+	{ MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_BF16, 1 }, { MMAGEN_S8, MMAGEN_U8, 0, MMAGEN_S32, 1 },
+	{ MMAGEN_U8, MMAGEN_U8, 0, MMAGEN_F32, 1 }, { MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32, 1 },
+	{ MMAGEN_U4, MMAGEN_U4, 0, MMAGEN_F32, 1 }, { MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_BF16, 1 },
+	{ MMAGEN_E5M2, MMAGEN_E5M2, MMAGEN_F16, MMAGEN_F16, 1 }, { MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 1 },
+};
+
+static void check_sm80(const char *ptxas, const char *dir)
+{
+	static const char *const archs[] = { "sm_80", "sm_86", "sm_89", "sm_90" };
+	static const unsigned tiles[][3] = { { 0, 0, 1 }, { 128, 128, 1 }, { 64, 64, 1 },
+					     { 256, 128, 1 }, { 0, 0, 4 } };
+	char what[200];
+	for (size_t t = 0; t < 4; t++)
+		for (size_t c = 0; c < sizeof sm80_combos / sizeof sm80_combos[0]; c++)
+			for (unsigned l = 0; l < 4; l++) {
+				mmagen_gemm_request r;
+				if (!(sm80_combos[c].layouts >> l & 1))
+					continue;
+				mmagen_gemm_request_init(&r);
+				mmagen_target_parse(archs[t], &r.target);
+				r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+				r.a = sm80_combos[c].a;
+				r.b = sm80_combos[c].b;
+				r.acc = sm80_combos[c].acc;
+				r.out = sm80_combos[c].out;
+				r.layout = l;
+				snprintf(what, sizeof what, "mma.sync gemm %s: %s x %s -> %s, layout %u",
+					 archs[t], mmagen_type_name(r.a), mmagen_type_name(r.b),
+					 mmagen_type_name(r.out), l);
+				int fp8 = r.a == MMAGEN_E4M3 || r.a == MMAGEN_E5M2;
+				if (fp8 && t < 2) {   /* e4m3/e5m2 mma.sync: sm_89 on */
+					mmagen_gemm_info info = { .size = sizeof info };
+					CHECK(mmagen_gemm_info_of(&r, &info) == MMAGEN_TARGET &&
+					      strstr(mmagen_last_error(), "sm_89"),
+					      "%s: refused with the rule", what);
+					continue;
+				}
+				CHECK(!assemble_for(ptxas, dir, &r, what, archs[t]), "%s", what);
+			}
+	for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+		mmagen_gemm_request r;
+		mmagen_gemm_request_init(&r);
+		mmagen_target_parse("sm_80", &r.target);
+		r.a = r.b = MMAGEN_BF16;
+		r.out = MMAGEN_F32;
+		r.tile_m = tiles[t][0];
+		r.tile_n = tiles[t][1];
+		r.split_k = tiles[t][2];
+		snprintf(what, sizeof what, "mma.sync gemm sm_80 bf16, tile %ux%u, split-k %u",
+			 tiles[t][0], tiles[t][1], tiles[t][2]);
+		CHECK(!assemble_for(ptxas, dir, &r, what, "sm_80"), "%s", what);
+	}
+}
+
+static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
+			const char *what, const char *arch)
 {
 	char path[600], cmd[1600];
 	char *text;
@@ -41,8 +111,8 @@ static int assemble(const char *ptxas, const char *dir, const mmagen_gemm_reques
 	mmagen_free(text);
 	if (bad)
 		return printf("FAIL: cannot write %s\n", path), 1;
-	snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90a '%s' -o /dev/null >'%s.log' 2>&1",
-		 ptxas, path, path);
+	snprintf(cmd, sizeof cmd, "'%s' -arch=%s '%s' -o /dev/null >'%s.log' 2>&1",
+		 ptxas, arch, path, path);
 	if (system(cmd)) {
 		printf("FAIL: %s does not assemble (see %s.log)\n", what, path);
 		return 1;
@@ -62,6 +132,7 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "usage: check_gemm PTXAS DIR\n"), 2;
 	if (access(argv[1], X_OK))
 		return printf("ptxas not found: skipped\n"), 77;
+	check_sm80(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

@@ -230,9 +230,10 @@ static void properties(const mmagen_plan *p, const char *t, int ti)
 		CHECK(pp->available == (pp->nforms > 0), "%s on %s: available", p->config, t);
 		CHECK(!pp->available || (pp->emit && !strncmp(pp->emit, "mmagen emit instr --arch ", 25)),
 		      "%s on %s: emit line", p->config, t);
-		/* mmagen gemm is sm_90a only today */
-		CHECK(!pp->gemm || !strcmp(t, "sm_90a"), "%s on %s: gemm line %s", p->config, t,
-		      pp->gemm);
+		/* mmagen gemm: wgmma on sm_90a, mma.sync on sm_80, sm_86, sm_89 */
+		CHECK(!pp->gemm || !strcmp(t, "sm_90a") || !strcmp(t, "sm_80") ||
+		      !strcmp(t, "sm_86") || !strcmp(t, "sm_89"), "%s on %s: gemm line %s",
+		      p->config, t, pp->gemm);
 		for (size_t j = 0; j < pp->nforms; j++) {
 			const mmagen_form *f = pp->forms[j].form;
 			CHECK(mmagen_form_on_target(f, ti), "%s on %s: form %zu not on the target",

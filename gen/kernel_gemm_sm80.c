@@ -1,0 +1,659 @@
+/* kernel_gemm_sm80.c - the warp-level GEMM: cp.async pipeline, swizzled
+ * shared memory, ldmatrix, mma.sync (templates/gemm_sm80.ptx.in says how
+ * the kernel runs).
+ *
+ * Every type is handled in bytes: a stage row is 64 bytes of K (K-major
+ * operands) or of M/N (MN-major, 16-bit only), one mma.sync step eats 32
+ * bytes of K, and the fragment bytes of m16n8k16 (16-bit), m16n8k8 (tf32),
+ * m16n8k32 (8-bit) and m16n8k64 (4-bit) sit at the same places, so one
+ * ldmatrix.b16 pattern loads all of them.  The C side writes the copies,
+ * the fragment loads, the mma sequence and the epilogue. */
+#include "gemm.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define WARP_TILE 64            /* each warp: 64 x 64 of D */
+#define STEP_BYTES 32           /* K bytes of one mma.sync */
+#define STEPS (GEMM80_ROW_BYTES / STEP_BYTES)
+#define PANEL 32                /* MN-major: 16-bit elements per 64-byte row */
+
+static unsigned log2u(unsigned v)
+{
+	unsigned l = 0;
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
+/* ---- the shared-memory layout (gemm.h) ---- */
+unsigned gemm80_swizzle(unsigned row, unsigned chunk)
+{
+	/* two rows make one 128-byte line of the 32 banks; chunks of eight
+	 * consecutive rows land on eight distinct 16-byte slots */
+	return row * GEMM80_ROW_BYTES + ((chunk ^ ((row >> 1) & 3)) << 4);
+}
+
+/* ldmatrix.x4: lanes 8i..8i+7 give the rows of matrix i.  Pattern 1:
+ * matrices (rows 0-7, chunk 0), (rows 8-15, chunk 0), (0-7, 1), (8-15,
+ * 1): A's a0..a3 from K-major rows, or two n8 tiles' b0, b1 from k-rows
+ * of an N-major B (.trans).  Pattern 2: (0-7, 0), (0-7, 1), (8-15, 0),
+ * (8-15, 1): two n8 tiles' b0, b1 from a K-major B, or a0..a3 from
+ * k-rows of an M-major A (.trans). */
+void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *chunk)
+{
+	unsigned g = lane >> 3;
+	*row = (lane & 7) + 8 * (pattern == 1 ? g & 1 : g >> 1);
+	*chunk = pattern == 1 ? g >> 1 : g & 1;
+}
+
+void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
+			unsigned *chunk)
+{
+	if (!mn) {          /* rows 16i.., K bytes 32 step.. */
+		*row = 16 * i;
+		*chunk = 2 * step;
+	} else {            /* panel i/2 (32 columns), k-rows 16 step.. */
+		*row = (i / 2) * bk + 16 * step;
+		*chunk = 2 * (i % 2);
+	}
+}
+
+/* ---- the plan ---- */
+
+/* Dynamic shared memory a block may have (the opt-in maximum). */
+static unsigned smem_limit(const char *target)
+{
+	if (!strcmp(target, "sm_80"))
+		return 163u * 1024u;
+	if (!strncmp(target, "sm_90", 5))
+		return 227u * 1024u;
+	return 99u * 1024u;      /* sm_86, sm_89 */
+}
+
+static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **out)
+{
+	mmagen_request r;
+	mmagen_request_init(&r);
+	r.target = g->req.target;
+	r.family = MMAGEN_FAM_MMA;
+	r.sparse = MMAGEN_SPARSE_NONE;
+	r.m = 16;
+	r.n = 8;
+	r.k = g->mma_k;
+	r.a = g->req.a;
+	r.b = g->req.b;
+	r.c = r.d = g->acc;
+	r.alayout = MMAGEN_ROW;
+	r.blayout = MMAGEN_COL;
+	r.satfinite = 0;
+	r.bitop = MMAGEN_BITOP_NONE;
+	return mmagen_select(&r, out);
+}
+
+static int tile_ok(unsigned v)
+{
+	return v == 64 || v == 128 || v == 256;
+}
+
+mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g)
+{
+	const char *target = mmagen_target_name(req->target);
+	mmagen_status s;
+
+	memset(g, 0, sizeof *g);
+	g->req = *req;
+	g->path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	g->bits = mmagen_type_bits(req->a);
+	g->acc = req->acc ? req->acc : mmagen_type_is_float(req->a) ? MMAGEN_F32 : MMAGEN_S32;
+	g->bm = req->tile_m ? req->tile_m : 128;
+	g->bn = req->tile_n ? req->tile_n : 256;
+	g->bk = GEMM80_ROW_BYTES * 8 / g->bits;
+	g->mma_k = STEP_BYTES * 8 / g->bits;
+	g->a_mn = req->layout == MMAGEN_GEMM_NN || req->layout == MMAGEN_GEMM_NT;
+	g->b_mn = req->layout == MMAGEN_GEMM_NT || req->layout == MMAGEN_GEMM_TT;
+	g->cluster = 1;
+	g->group = req->group ? req->group : 8;
+	g->split = req->split_k ? req->split_k : 1;
+	if (!tile_ok(g->bm) || !tile_ok(g->bn) || g->bm * g->bn > 128 * 256)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"the mma.sync GEMM tile is M and N of 64, 128 or 256 (warps of 64 x 64), at most 8 warps, not %ux%u; use 128x256, 128x128 or 64x64",
+			g->bm, g->bn);
+	if (req->cluster > 1)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"clusters are the wgmma path's (TMA multicast); the mma.sync GEMM takes --cluster 1");
+	if (g->group > 65535 || req->stages > 32 || g->split > 256)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s is out of range; use %s",
+			g->group > 65535 ? "group" : req->stages > 32 ? "stages" : "split-k",
+			g->group > 65535 ? "1 to 65535 tile rows" :
+			req->stages > 32 ? "2 to 32 stages (shared memory allows fewer)" :
+			"1 to 256 K slices");
+	if (g->split > 1 && g->req.out != MMAGEN_F32 && g->req.out != MMAGEN_S32)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K adds the slices into D with red.global.add (f32 or s32): D must be f32 (float inputs) or s32 (integer inputs), not %s; use --split-k 1",
+			mmagen_type_name(g->req.out));
+	if (g->split > 1 && (g->acc == MMAGEN_S32) != (g->req.out == MMAGEN_S32))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K sums the slices in D's type: integer inputs need s32 D (exact), float inputs f32 D; use --split-k 1");
+	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
+	if ((s = gemm_form(g, &g->form)))
+		return s;
+	g->a_stage = g->bm * GEMM80_ROW_BYTES;
+	g->b_stage = g->bn * GEMM80_ROW_BYTES;
+	unsigned limit = smem_limit(target), stage = g->a_stage + g->b_stage;
+	g->stages = req->stages ? req->stages : 4;
+	if (!req->stages && g->stages * stage > limit)
+		g->stages = limit / stage;
+	g->smem = g->stages * stage;
+	if (g->stages < 2 || g->smem > limit)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages",
+			g->stages, stage, limit, target, limit / stage);
+	return MMAGEN_OK;
+}
+
+/* ---- the kernel ---- */
+
+/* What the generator and the template share, beyond the slots. */
+struct k80 {
+	const struct gemm_plan *g;
+	struct kb *kb;
+	kreg tid, warp, lane, m, n, k, m0, n0, z, kb_begin, kb_end, smem;
+	kreg kload, wbase, rstage, wstage;
+	kreg wm, wn;                 /* the warp's row and column of warp tiles */
+	/* copies: per operand, per copy */
+	unsigned copies[2];
+	kreg gptr[2][16], koff[2][16], rowok[2][16], base[2], kstride[2], soff;
+	/* fragments: per operand, two lane offsets (logical chunk 0 and 2) */
+	kreg loff[2][2], lad[2][2];  /* lad: loff + the read stage */
+	kreg fa[2], fb[2];           /* two buffers: A 4 x 4 regs, B 8 x 2 */
+	kreg acc;
+	struct instr in;
+};
+
+/* x (elements, u64) *= the element's bytes: 4-bit elements are half one. */
+static void to_bytes(struct kb *kb, kreg x, unsigned bits)
+{
+	if (bits < 8)
+		ke(kb, "\tshr.b64 $r, $r, 1;\n", x, x);
+	else
+		ke(kb, "\tshl.b64 $r, $r, $u;\n", x, x, log2u(bits / 8));
+}
+
+/* Per-thread copy addresses.  Copy c of a thread covers stage row
+ * r = c * threads/4 + tid/4, chunk tid % 4. */
+static void emit_copy_setup(struct k80 *c)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	unsigned t4 = g->threads / 4;
+	kreg row = kb_reg(kb, K_B32), ch = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
+	kreg r = kb_reg(kb, K_B32), w = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
+
+	ke(kb, "\t// cp.async: this thread's chunk (tid %% 4) of stage rows tid / 4 + $u c\n", t4);
+	ke(kb, "\tshr.u32 $r, $r, 2;\n\tand.b32 $r, $r, 3;\n", row, c->tid, ch, c->tid);
+	c->soff = kb_reg(kb, K_B32);
+	ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 3;\n\txor.b32 $r, $r, $r;\n"
+	       "\tshl.b32 $r, $r, 4;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   t, row, t, t, t, t, ch, t, t, c->soff, row, GEMM80_ROW_BYTES, t);
+	for (int op = 0; op < 2; op++) {
+		int mn = op ? g->b_mn : g->a_mn;
+		unsigned rows = op ? g->bn : g->bm;
+		kreg ld = kb_reg(kb, K_B32), lim = op ? c->n : c->m, o0 = op ? c->n0 : c->m0;
+		c->base[op] = frag_param_ptr(kb, op ? "pb" : "pa");
+		c->kstride[op] = kb_reg(kb, K_B32);
+		ke(kb, "\tld.param.u32 $r, [$s];\n", ld, op ? "pldb" : "plda");
+		if (mn)      /* a K block is bk rows of ld elements */
+			ke(kb, "\tshl.b32 $r, $r, $u;\n", c->kstride[op], ld,
+			   log2u(g->bk) + log2u(g->bits / 8));
+		else
+			ke(kb, "\tmov.u32 $r, $u;\n", c->kstride[op], GEMM80_ROW_BYTES);
+		c->copies[op] = rows * 4 / g->threads;
+		for (unsigned i = 0; i < c->copies[op]; i++) {
+			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED);
+			c->gptr[op][i] = gp;
+			c->rowok[op][i] = ok;
+			ke(kb, "\tadd.u32 $r, $r, $u;\n", r, row, i * t4);
+			if (!mn) {
+				/* row o0 + r, bytes ch * 16 of the K block */
+				ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n"
+				       "\tmul.wide.u32 $r, $r, $r;\n",
+				   t, o0, r, ok, t, lim, w, t, ld);
+				to_bytes(kb, w, g->bits);
+				ke(kb, "\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 16;\n\tadd.u64 $r, $r, $r;\n",
+				   gp, c->base[op], w, x, ch, gp, gp, x);
+				if (!i) {
+					c->koff[op][0] = kb_reg(kb, K_B32);
+					ke(kb, "\tshl.b32 $r, $r, $u;\n", c->koff[op][0], ch,
+					   log2u(128 / g->bits));
+				} else {
+					c->koff[op][i] = c->koff[op][0];
+				}
+			} else {
+				/* stage row r: panel r / bk, k-row r % bk; the
+				 * chunk holds elements o0 + 32 panel + 8 ch */
+				kreg kr = kb_reg(kb, K_B32);
+				c->koff[op][i] = kr;
+				ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+				       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
+				       "\tsetp.lt.u32 $r, $r, $r;\n",
+				   kr, r, g->bk - 1, t, r, log2u(g->bk), t, t, log2u(PANEL), t, t, o0,
+				   t, ch, t, ok, t, lim);
+				ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+				   w, kr, ld, x, t, w, w, x);
+				to_bytes(kb, w, g->bits);
+				ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
+			}
+		}
+	}
+}
+
+/* The copies of K block `kload` into the stage at `wbase`: zero fill
+ * (src-size 0, from A's or B's base) where the chunk is outside the
+ * matrix or the K block outside this slice. */
+static void emit_load(struct k80 *c)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	kreg kpos = kb_reg(kb, K_B32), kv = kb_reg(kb, K_PRED), p = kb_reg(kb, K_PRED);
+	kreg inc = kb_reg(kb, K_B64), src = kb_reg(kb, K_B64), kp = kb_reg(kb, K_B32);
+	kreg sz = kb_reg(kb, K_B32), dst = kb_reg(kb, K_B32);
+	unsigned t4 = g->threads / 4;
+
+	ke(kb, "\tshl.b32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
+	   kpos, c->kload, log2u(g->bk), kv, c->kload, c->kb_end, dst, c->wbase, c->soff);
+	for (int op = 0; op < 2; op++) {
+		unsigned off = op ? g->a_stage : 0;
+		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n", inc, c->kload, c->kstride[op]);
+		for (unsigned i = 0; i < c->copies[op]; i++) {
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
+			       "\tand.pred $r, $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+			       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
+			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
+			   kp, kpos, c->koff[op][i], p, kp, c->k, kv, p, p, c->rowok[op][i],
+			   src, c->gptr[op][i], inc, sz, p, src, src, c->base[op], p,
+			   dst, off + i * t4 * GEMM80_ROW_BYTES, src, sz);
+		}
+	}
+}
+
+/* Lane offsets of the fragment loads: for each operand the stage byte
+ * offset of this lane's row and chunk for logical chunk 0 and 2 (chunk 2
+ * is the second mma step of a K-major row, or the second 16 columns of an
+ * MN-major panel), the warp's own rows included. */
+static void emit_frag_setup(struct k80 *c)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	unsigned warps_m = g->bm / WARP_TILE;
+	kreg rl = kb_reg(kb, K_B32), cl = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
+	kreg wrow = kb_reg(kb, K_B32);
+
+	c->wm = kb_reg(kb, K_B32);
+	c->wn = kb_reg(kb, K_B32);
+	ke(kb, "\t// ldmatrix: warp (wm, wn) of the $u x $u warps, this lane's row and chunk\n",
+	   warps_m, g->bn / WARP_TILE);
+	ke(kb, "\trem.u32 $r, $r, $u;\n\tdiv.u32 $r, $r, $u;\n", c->wm, c->warp, warps_m,
+	   c->wn, c->warp, warps_m);
+	for (int op = 0; op < 2; op++) {
+		int mn = op ? g->b_mn : g->a_mn;
+		int pattern = mn == op ? 1 : 2;   /* gemm80_ldmatrix_lane */
+		kreg w = op ? c->wn : c->wm;
+		ke(kb, "\tshr.u32 $r, $r, 3;\n", t, c->lane);
+		if (pattern == 1)
+			ke(kb, "\tand.b32 $r, $r, 1;\n\tshr.u32 $r, $r, 4;\n", rl, t, cl, c->lane);
+		else
+			ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 1;\n", rl, t, cl, t);
+		ke(kb, "\tand.b32 $r, $r, 7;\n\tmad.lo.u32 $r, $r, 8, $r;\n", t, c->lane, rl, rl, t);
+		/* cl ^= (rl >> 1) & 3: the swizzle */
+		ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 3;\n\txor.b32 $r, $r, $r;\n",
+		   t, rl, t, t, cl, cl, t);
+		/* the warp's first stage row: 64 rows (K-major) or two panels
+		 * of bk rows (MN-major) per warp */
+		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tshl.b32 $r, $r, $u;\n",
+		   wrow, w, mn ? 2 * g->bk : WARP_TILE, wrow, wrow, rl, wrow, wrow,
+		   log2u(GEMM80_ROW_BYTES));
+		for (int h = 0; h < 2; h++) {
+			c->loff[op][h] = kb_reg(kb, K_B32);
+			c->lad[op][h] = kb_reg(kb, K_B32);
+			ke(kb, "\txor.b32 $r, $r, $u;\n\tshl.b32 $r, $r, 4;\n\tadd.u32 $r, $r, $r;\n",
+			   t, cl, 2 * h, t, t, c->loff[op][h], wrow, t);
+		}
+	}
+}
+
+/* lad = loff + the read stage's base */
+static void emit_read_stage(struct k80 *c)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	kreg base = kb_reg(kb, K_B32);
+	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", base, c->rstage, g->a_stage + g->b_stage, c->smem);
+	for (int op = 0; op < 2; op++)
+		for (int h = 0; h < 2; h++)
+			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lad[op][h], c->loff[op][h], base);
+}
+
+/* Fragments of mma step `step` into buffer `buf`. */
+static void emit_frags(struct k80 *c, unsigned buf, unsigned step)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	for (int op = 0; op < 2; op++) {
+		int mn = op ? g->b_mn : g->a_mn;
+		unsigned stage_off = op ? g->a_stage : 0;
+		kreg f = op ? c->fb[buf] : c->fa[buf];
+		for (unsigned i = 0; i < 4; i++) {   /* 4 m16 tiles, or 4 pairs of n8 */
+			unsigned chunk, row;
+			gemm80_frag_origin(mn, g->bk, i, step, &row, &chunk);
+			unsigned h = chunk / 2;
+			kreg v = { .cls = f.cls, .n = 4, .id = f.id + 4 * i };
+			ke(kb, "\tldmatrix.sync.aligned.m8n8.x4$s.shared.b16 $v, [$r+$u];\n",
+			   mn ? ".trans" : "", v, c->lad[op][h],
+			   stage_off + row * GEMM80_ROW_BYTES);
+		}
+	}
+}
+
+static void emit_mmas(struct k80 *c, unsigned buf)
+{
+	struct operand *od = tile_find_op(&c->in, "d"), *oa = tile_find_op(&c->in, "a");
+	struct operand *ob = tile_find_op(&c->in, "b"), *oc = tile_find_op(&c->in, "c");
+	unsigned nacc = od->count;
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned jj = 0; jj < 8; jj++) {
+			/* serpentine over N: the B fragment of the turn stays */
+			unsigned j = i % 2 ? 7 - jj : jj;
+			kreg d = { .cls = c->acc.cls, .n = (uint16_t)nacc,
+				   .id = c->acc.id + (i * 8 + j) * nacc };
+			od->reg = oc->reg = d;
+			oa->reg = (kreg){ .cls = c->fa[buf].cls, .n = 4, .id = c->fa[buf].id + 4 * i };
+			ob->reg = (kreg){ .cls = c->fb[buf].cls, .n = 2, .id = c->fb[buf].id + 2 * j };
+			emit_instruction(kb_buf(c->kb), c->g->form, &c->in);
+		}
+}
+
+static void emit_body(struct k80 *c)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	kreg p = kb_reg(kb, K_PRED);
+	assert(STEPS == 2);
+	ke(kb, "\t// step 0: fragments of step 1, the copies of K block kb+$u, mma\n",
+	   g->stages - 1);
+	emit_frags(c, 1, 1);
+	emit_load(c);
+	ke(kb, "\tcp.async.commit_group;\n");
+	emit_mmas(c, 0);
+	ke(kb, "\t// step 1: K block kb+1 is in; every warp is done with stage kb-1\n"
+	       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", g->stages - 2);
+	ke(kb, "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n"
+	       "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n",
+	   c->rstage, c->rstage, p, c->rstage, g->stages, p, c->rstage,
+	   c->wstage, c->wstage, p, c->wstage, g->stages, p, c->wstage);
+	emit_read_stage(c);
+	emit_frags(c, 0, 0);
+	emit_mmas(c, 1);
+}
+
+/* ---- the epilogue ---- */
+enum store_mode { ST_PLAIN, ST_C, ST_RED, ST_RED_C };
+
+struct ep {
+	kreg gd, gc, ldd, ldc, alpha, beta, has_c, alpha_i, beta_i;
+	kreg row0, col0;
+	unsigned esize;
+	mmagen_type out;
+};
+
+static void emit_epilogue_setup(struct k80 *c, struct ep *e)
+{
+	struct kb *kb = c->kb;
+	kreg t = kb_reg(kb, K_B32);
+	e->gd = frag_param_ptr(kb, "pd");
+	e->gc = frag_param_ptr(kb, "pc");
+	e->ldd = kb_reg(kb, K_B32);
+	e->ldc = kb_reg(kb, K_B32);
+	e->alpha = kb_reg(kb, K_F32);
+	e->beta = kb_reg(kb, K_F32);
+	e->has_c = kb_reg(kb, K_PRED);
+	ke(kb, "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
+	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
+	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
+	   e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
+	if (e->out == MMAGEN_S32) {
+		e->alpha_i = kb_reg(kb, K_B32);
+		e->beta_i = kb_reg(kb, K_B32);
+		ke(kb, "\tcvt.rzi.s32.f32 $r, $r;\n\tcvt.rzi.s32.f32 $r, $r;\n",
+		   e->alpha_i, e->alpha, e->beta_i, e->beta);
+	}
+	/* the accumulator layout of m16n8: lane l holds rows l/4 (c0, c1)
+	 * and l/4 + 8 (c2, c3), columns 2 (l % 4) and +1 */
+	e->row0 = kb_reg(kb, K_B32);
+	e->col0 = kb_reg(kb, K_B32);
+	ke(kb, "\tshl.b32 $r, $r, 6;\n\tadd.u32 $r, $r, $r;\n\tshr.u32 $r, $r, 2;\n\tadd.u32 $r, $r, $r;\n",
+	   e->row0, c->wm, e->row0, e->row0, c->m0, t, c->lane, e->row0, e->row0, t);
+	ke(kb, "\tshl.b32 $r, $r, 6;\n\tadd.u32 $r, $r, $r;\n\tand.b32 $r, $r, 3;\n"
+	       "\tshl.b32 $r, $r, 1;\n\tadd.u32 $r, $r, $r;\n",
+	   e->col0, c->wn, e->col0, e->col0, c->n0, t, c->lane, t, t, e->col0, e->col0, t);
+}
+
+static kreg elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize)
+{
+	kreg a = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
+	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+	       "\tshl.b64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
+	   a, row, ld, x, col, a, a, x, a, a, log2u(esize), a, a, g);
+	return a;
+}
+
+/* Accumulator values (i, j, half h) as two f32 (or s32) registers v. */
+static void acc_values(struct k80 *c, const struct ep *e, unsigned i, unsigned j, unsigned h,
+		       kreg v)
+{
+	struct kb *kb = c->kb;
+	unsigned nacc = tile_find_op(&c->in, "d")->count;
+	kreg first = { .cls = c->acc.cls, .n = (uint16_t)nacc, .id = c->acc.id + (i * 8 + j) * nacc };
+	for (unsigned x = 0; x < 2; x++) {
+		kreg r = kr_at(v, x);
+		if (c->g->acc == MMAGEN_F16) {       /* f16x2 {c0, c1}, {c2, c3} */
+			kreg hh = kb_reg(kb, K_B16), lo = kb_reg(kb, K_B16);
+			ke(kb, "\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n",
+			   lo, hh, kr_at(first, h), r, x ? hh : lo);
+		} else if (e->out == MMAGEN_S32) {
+			ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", r, e->alpha_i, kr_at(first, 2 * h + x));
+		} else if (c->g->acc == MMAGEN_S32) {
+			ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n", r, kr_at(first, 2 * h + x));
+		} else {
+			ke(kb, "\tmov.f32 $r, $r;\n", r, kr_at(first, 2 * h + x));
+		}
+		if (e->out != MMAGEN_S32)
+			ke(kb, "\tmul.f32 $r, $r, $r;\n", r, e->alpha, r);
+	}
+}
+
+static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
+{
+	mmagen_type t = e->out;
+	if (t == MMAGEN_S32) {
+		kreg x = kb_reg(kb, K_B32);
+		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n"
+		       "\tmad.lo.s32 $r, $r, $r, $r;\n", x, p, x, addr, off, v, e->beta_i, x, v);
+		return;
+	}
+	kreg x = kb_reg(kb, K_F32);
+	ke(kb, "\tmov.f32 $r, 0f00000000;\n", x);
+	if (t == MMAGEN_F32) {
+		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, x, addr, off);
+	} else if (t == MMAGEN_F16) {
+		kreg h = kb_reg(kb, K_B16);
+		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.f16 $r, $r;\n",
+		   h, p, h, addr, off, x, h);
+	} else {     /* bf16: the top half of an f32 (cvt.f32.bf16 needs sm_90) */
+		kreg w = kb_reg(kb, K_B32);
+		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.u16 $r, [$r+$u];\n"
+		       "\tshl.b32 $r, $r, 16;\n\tmov.b32 $r, $r;\n", w, p, w, addr, off, w, w, x, w);
+	}
+	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, x, v);
+}
+
+static void store_vals(struct kb *kb, const struct ep *e, enum store_mode mode, kreg p0,
+		       kreg p1, kreg ps, kreg addr, unsigned off, kreg v)
+{
+	mmagen_type out = e->out;
+	if (mode == ST_RED || mode == ST_RED_C) {
+		const char *t = out == MMAGEN_S32 ? "s32" : "f32";
+		ke(kb, "\t@$r red.global.add.$s [$r+$u], $r;\n\t@$r red.global.add.$s [$r+$u], $r;\n",
+		   p0, t, addr, off, kr_at(v, 0), p1, t, addr, off + e->esize, kr_at(v, 1));
+		return;
+	}
+	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
+		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n\t@$r st.global.b32 [$r+$u], $r;\n",
+		   p1, addr, off, kr_at(v, 0), kr_at(v, 1), ps, addr, off, kr_at(v, 0));
+		return;
+	}
+	kreg w = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16);
+	ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\t@$r st.global.b32 [$r+$u], $r;\n"
+	       "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
+	   out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, kr_at(v, 1), kr_at(v, 0), p1, addr, off, w,
+	   out, h, kr_at(v, 0), ps, addr, off, h);
+}
+
+static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mode)
+{
+	struct kb *kb = c->kb;
+	int with_c = mode == ST_C || mode == ST_RED_C;
+	kreg pin1 = kb_regs(kb, K_PRED, 8), pin2 = kb_regs(kb, K_PRED, 8);
+	kreg cj = kb_reg(kb, K_B32), row = kb_reg(kb, K_B32), prow = kb_reg(kb, K_PRED);
+	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
+	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
+	unsigned es = e->esize;
+
+	for (unsigned j = 0; j < 8; j++)
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
+		       "\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
+		   cj, e->col0, 8 * j, kr_at(pin1, j), cj, c->n, cj, cj, kr_at(pin2, j), cj, c->n);
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned h = 0; h < 2; h++) {
+			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n",
+			   row, e->row0, 16 * i + 8 * h, prow, row, c->m);
+			kreg ad = elem_addr(kb, e->gd, row, e->col0, e->ldd, es);
+			kreg ac = with_c ? elem_addr(kb, e->gc, row, e->col0, e->ldc, es) : ad;
+			for (unsigned j = 0; j < 8; j++) {
+				unsigned off = 8 * j * es;
+				/* p0: element 0 inside, p1: both, ps: only element 0 */
+				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
+				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
+				   p0, prow, kr_at(pin1, j), p1, prow, kr_at(pin2, j), ps,
+				   kr_at(pin2, j), ps, ps, p0);
+				acc_values(c, e, i, j, h, v);
+				if (with_c) {
+					add_c(kb, e, p0, ac, off, kr_at(v, 0));
+					add_c(kb, e, p1, ac, off + es, kr_at(v, 1));
+				}
+				store_vals(kb, e, mode, p0, p1, ps, ad, off, v);
+			}
+		}
+}
+
+static void emit_epilogue(struct k80 *c, struct ep *e)
+{
+	struct kb *kb = c->kb;
+	kreg no_c = kb_label(kb), done = kb_label(kb), p = kb_reg(kb, K_PRED);
+	int red = c->g->split > 1;
+	if (red) {   /* only slice 0 adds beta * C */
+		ke(kb, "\tsetp.eq.u32 $r, $r, 0;\n\tand.pred $r, $r, $r;\n", p, c->z, p, p, e->has_c);
+		ke(kb, "\t@!$r bra.uni $r;\n", p, no_c);
+	} else {
+		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
+	}
+	emit_store_all(c, e, red ? ST_RED_C : ST_C);
+	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
+	emit_store_all(c, e, red ? ST_RED : ST_PLAIN);
+	ke(kb, "$r:\n", done);
+}
+
+static void set_sizes(struct kb *kb, const struct gemm_plan *g)
+{
+	kb_set(kb, "bm", "$u", g->bm);
+	kb_set(kb, "bn", "$u", g->bn);
+	kb_set(kb, "bk", "$u", g->bk);
+	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
+	kb_set(kb, "bn_log2", "$u", log2u(g->bn));
+	kb_set(kb, "bk_log2", "$u", log2u(g->bk));
+	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
+	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
+	kb_set(kb, "bk_minus_1", "$u", g->bk - 1);
+	kb_set(kb, "stages", "$u", g->stages);
+	kb_set(kb, "stages_minus_1", "$u", g->stages - 1);
+	kb_set(kb, "stages_minus_2", "$u", g->stages - 2);
+	kb_set(kb, "stage_bytes", "$u", g->a_stage + g->b_stage);
+	kb_set(kb, "group", "$u", g->group);
+	kb_set(kb, "threads", "$u", g->threads);
+	kb_set(kb, "warps", "$u", g->threads / 32);
+	kb_set(kb, "a_major", "$s", g->a_mn ? "M-major" : "K-major");
+	kb_set(kb, "b_major", "$s", g->b_mn ? "N-major" : "K-major");
+}
+
+mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out)
+{
+	struct kb kb;
+	struct k80 c = { .g = g, .kb = &kb };
+	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out };
+	char op[256];
+
+	kb_init(&kb, "gemm_sm80");
+	instr_of(g->form, &c.in);
+	kb_set(&kb, "kernel", "$s", GEMM_KERNEL_NAME);
+	kb_set(&kb, "arch", "$s", mmagen_target_name(g->req.target));
+	kb_set(&kb, "a_type", "$t", g->req.a);
+	kb_set(&kb, "b_type", "$t", g->req.b);
+	kb_set(&kb, "d_type", "$t", g->req.out);
+	kb_set(&kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
+	set_sizes(&kb, g);
+	kb_at(&kb, "header");
+	/* cp.async and ldmatrix need PTX 7.0; the instruction may need more */
+	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);
+	emit_header(kb_buf(&kb), g->req.target, v < 70 ? 70 : v);
+	c.tid = kb_slot_reg(&kb, "tid", K_B32);
+	c.warp = kb_slot_reg(&kb, "warp", K_B32);
+	c.lane = kb_slot_reg(&kb, "lane", K_B32);
+	c.m = kb_slot_reg(&kb, "m", K_B32);
+	c.n = kb_slot_reg(&kb, "n", K_B32);
+	c.k = kb_slot_reg(&kb, "k", K_B32);
+	c.m0 = kb_slot_reg(&kb, "m0", K_B32);
+	c.n0 = kb_slot_reg(&kb, "n0", K_B32);
+	c.z = kb_slot_reg(&kb, "z", K_B32);
+	c.kb_begin = kb_slot_reg(&kb, "kb_begin", K_B32);
+	c.kb_end = kb_slot_reg(&kb, "kb_end", K_B32);
+	c.smem = kb_slot_reg(&kb, "smem", K_B32);
+	c.kload = kb_slot_reg(&kb, "kload", K_B32);
+	c.wbase = kb_slot_reg(&kb, "wbase", K_B32);
+	c.rstage = kb_slot_reg(&kb, "rstage", K_B32);
+	c.wstage = kb_slot_reg(&kb, "wstage", K_B32);
+	unsigned nacc = tile_find_op(&c.in, "d")->count;
+	enum kclass acls = g->acc == MMAGEN_F32 ? K_F32 : K_B32;
+	c.acc = kb_regs(&kb, acls, 4 * 8 * nacc);
+	for (int b = 0; b < 2; b++) {
+		c.fa[b] = kb_regs(&kb, K_B32, 16);
+		c.fb[b] = kb_regs(&kb, K_B32, 16);
+	}
+	kb_at(&kb, "setup");
+	emit_copy_setup(&c);
+	emit_frag_setup(&c);
+	emit_epilogue_setup(&c, &e);
+	ke(&kb, "\t// the accumulators start at zero\n");
+	for (unsigned i = 0; i < c.acc.n; i++)
+		ke(&kb, acls == K_F32 ? "\tmov.f32 $r, 0f00000000;\n" : "\tmov.b32 $r, 0;\n",
+		   kr_at(c.acc, i));
+	kb_at(&kb, "load_prologue");
+	emit_load(&c);
+	kb_at(&kb, "first_frags");
+	emit_read_stage(&c);
+	emit_frags(&c, 0, 0);
+	kb_at(&kb, "body");
+	emit_body(&c);
+	kb_at(&kb, "epilogue");
+	emit_epilogue(&c, &e);
+	return kb_render(&kb, out);
+}
