@@ -752,7 +752,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	d.p = (struct rg_problem){ .a = r.a, .b = r.b, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
 				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed,
 				   .a_mn = r.layout == MMAGEN_GEMM_NN || r.layout == MMAGEN_GEMM_NT,
-				   .b_mn = r.layout == MMAGEN_GEMM_NT || r.layout == MMAGEN_GEMM_TT };
+				   .b_mn = r.layout == MMAGEN_GEMM_NT || r.layout == MMAGEN_GEMM_TT,
+				   .acc_f16 = r.acc == MMAGEN_F16 };
 	if (rg_check_problem(&d.p))
 		return rg_said();
 	if (o->load && rg_load(o->load, &d, "tn"))

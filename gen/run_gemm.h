@@ -64,6 +64,7 @@ struct rg_problem {
 	 * a_mn, b_mn: A stored M-major, B N-major (layouts nn, nt, tt; the
 	 * mma.sync path, which also needs M or N a multiple of 8 then) */
 	int a_mn, b_mn;
+	int acc_f16;             /* the kernel accumulates in f16 (--acc f16) */
 };
 
 struct rg_data {

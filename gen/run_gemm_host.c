@@ -402,7 +402,8 @@ double rg_half_ulp(mmagen_type t, double x)
  * type.  Bounds, with u = 2^-24 and P = sum |a*b|:
  *   |acc - dot|  <= K * 2u * P   (bf16, f16, tf32: one f32 ulp per
  *                                 addition; the tensor cores' adders may
- *                                 truncate, not round)
+ *                                 truncate, not round; with f16
+ *                                 accumulation u = 2^-11 here)
  *                <= RG_FP8_ACC * P + K * 2u * P   (e4m3, e5m2: wgmma's
  *                                 partial sums keep fewer bits, measured
  *                                 up to 6.6e-4 P at K = 32 on the H200;
@@ -428,7 +429,8 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 		acc_err = RG_FP8_ACC * sum_abs + (double)p->k * 2 * u * sum_abs;
 		break;
 	default:
-		acc_err = (double)p->k * 2 * u * sum_abs;
+		/* f16 accumulation: the same bound with f16's u = 2^-11 */
+		acc_err = (double)p->k * 2 * (p->acc_f16 ? 0x1p-11 : u) * sum_abs;
 		break;
 	}
 	double acc_max = sum_abs + acc_err;

@@ -143,6 +143,15 @@ static void test_tolerance(void)
 	/* grows with K and with sum |a*b| */
 	CHECK_EXPR(tol_of(MMAGEN_F16, MMAGEN_F16, 4096, 1, 0, 100, 0, 1) >
 		   tol_of(MMAGEN_F16, MMAGEN_F16, 64, 1, 0, 100, 0, 1));
+	/* f16 accumulation (--acc f16): K * 2 * 2^-11 * P, by hand for K = 64,
+	 * P = 10: 0.625, plus f32 output's small terms */
+	{
+		struct rg_problem q = problem(MMAGEN_F16, MMAGEN_F32, 1, 2, 64);
+		q.alpha = 1;
+		q.acc_f16 = 1;
+		double t16 = rg_tolerance(&q, 10, 0, 1);
+		CHECK(t16 > 0.625 && t16 < 0.626, "tolerance f16 accumulation K=64: %g", t16);
+	}
 	/* tf32 accumulates in f32 like the 16-bit types: the same bound */
 	CHECK_EXPR(tol_of(MMAGEN_TF32, MMAGEN_F32, 1024, -2.0f, 0.5f, 300, 3, 40) ==
 		   tol_of(MMAGEN_F16, MMAGEN_F32, 1024, -2.0f, 0.5f, 300, 3, 40));
