@@ -19,6 +19,7 @@ step() {
 	rc=$?
 	[ $rc -eq 77 ] && { cat "$tmp/log"; exit 77; }
 	cat "$tmp/log"
+	cat "$tmp/log" >>"$tmp/all"
 	if [ $rc -eq 0 ] && grep -q '^PASS' "$tmp/log"; then pass=$((pass + 1))
 	else fail=$((fail + 1)); echo "FAIL (exit $rc): run gemm $*"; fi
 }
@@ -124,6 +125,39 @@ step --a bf16 --b bf16 --out bf16 --m 777 --n 1000 --k 1000 --tile 128x128
 step --a bf16 --b bf16 --out f32 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
 step --a f16 --b f16 --out f16 --m 2048 --n 2048 --k 2048 --stages 3 --group 4 --cluster 2
 step --a bf16 --b bf16 --out bf16 --m 8 --n 16 --k 24 --tile 128x16 --stages 2
+}
+
+# D through TMA stores (aligned D) and directly (N * elem_bytes not a
+# multiple of 16) must both have run above
+tma=$(cat "$tmp/all" 2>/dev/null | grep -c 'D stored through its tensor map')
+direct=$(cat "$tmp/all" 2>/dev/null | grep -c 'D stored directly')
+echo "D stores: $tma runs through TMA, $direct direct"
+if [ "$tma" -gt 0 ] && [ "$direct" -gt 0 ]; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: both D store paths should have run"; fi
+
+# the warp-level path (mma.sync + ldmatrix + cp.async), forced on sm_90a:
+# every type it has, the MN-major layouts of the 16-bit types (M or N a
+# multiple of 8 where that operand is MN-major), f16 accumulation, split-K
+# (D zeroed, slices added with atomics), FP8 and the tile choice
+# shellcheck disable=SC2086
+{
+for t in "bf16 bf16 bf16" "bf16 bf16 f32" "f16 f16 f16" "f16 f16 f32" "tf32 tf32 f32" \
+	 "s8 s8 s32" "s8 u8 s32" "u8 u8 f32" "e4m3 e4m3 bf16" "e4m3 e5m2 f32" "e5m2 e5m2 f16"; do
+	set -- $t
+	step --path mma.sync --a $1 --b $2 --out $3 --m 333 --n 258 --k 128
+	step --path mma.sync --a $1 --b $2 --out $3 --m 1 --n 8 --k 4096 --alpha 0.5
+	step --path mma.sync --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1024 --alpha 1.5 --beta 0.5
+done
+for l in nn nt tt; do
+	step --path mma.sync --layout $l --a bf16 --b bf16 --out bf16 --m 136 --n 264 --k 72
+	step --path mma.sync --layout $l --a f16 --b f16 --out f32 --m 1000 --n 520 --k 1000 --beta 1
+done
+step --path mma.sync --a f16 --b f16 --out f32 --acc f16 --m 96 --n 96 --k 64
+step --path mma.sync --a f16 --b f16 --out f16 --acc f16 --m 300 --n 130 --k 520 --beta -1
+step --path mma.sync --a bf16 --b bf16 --out f32 --m 300 --n 300 --k 4096 --split-k 4 --beta 1
+step --path mma.sync --a s8 --b s8 --out s32 --m 64 --n 64 --k 4096 --split-k 7
+step --path mma.sync --a bf16 --b bf16 --out bf16 --tile 64x64 --m 1 --n 8 --k 8
+step --path mma.sync --a bf16 --b bf16 --out bf16 --m 4096 --n 4096 --k 4096
 }
 
 # save, load, and the same D again
