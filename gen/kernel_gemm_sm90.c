@@ -427,7 +427,6 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "bn", "$u", g->bn);
 	kb_set(kb, "bk", "$u", g->bk);
 	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
-	kb_set(kb, "bn_log2", "$u", log2u(g->bn));
 	kb_set(kb, "bk_log2", "$u", log2u(g->bk));
 	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
 	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
