@@ -475,8 +475,9 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 {
 	double gen[REPS], cold[REPS], first[REPS], second[REPS], warm[REPS], two[2];
 	char *ptx = NULL, op[256];
-	char dir[] = "/tmp/mmagen-bench-XXXXXX";
+	char dir[1024];
 	char mdir[sizeof dir + 32], cdir[sizeof dir + 32];
+	const char *tmpdir = getenv("TMPDIR");
 	char set_mdir[sizeof mdir + 32], set_cdir[sizeof cdir + 32];
 	const char *child = getenv(BENCH_CHILD);
 	int rc = 1, made = 0, hit;
@@ -497,7 +498,9 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 		rc = bench_child(child, o, ptx);
 		goto out;
 	}
-	if (!mkdtemp(dir)) {
+	/* in $TMPDIR, as mktemp(1) does; removed on every path below */
+	if (snprintf(dir, sizeof dir, "%s/mmagen-bench-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp")
+	    >= (int)sizeof dir || !mkdtemp(dir)) {
 		fprintf(stderr, "mmagen: cannot make a temporary directory %s\n", dir);
 		goto out;
 	}
