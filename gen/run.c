@@ -26,6 +26,15 @@ static int rt_fail(const char *what)
 	return 1;
 }
 
+void cache_note(int hit)
+{
+	static int said;
+
+	/* why the disk cache was passed by (empty: MMAGEN_CACHE=0), once */
+	if (hit == MMART_CACHE_BYPASS && mmart_last_error()[0] && !said++)
+		fprintf(stderr, "mmagen: warning: %s\n", mmart_last_error());
+}
+
 /* Run the check's kernel on the device: every parameter gets the check's
  * bytes (inputs, or the poison for D); D comes back into dmem. */
 static int tile_launch(mmart_ctx *ctx, const char *ptx, const mmagen_check *chk,
@@ -42,10 +51,12 @@ static int tile_launch(mmart_ctx *ctx, const char *ptx, const mmagen_check *chk,
 		fprintf(stderr, "mmagen: out of memory\n");
 		goto done;
 	}
-	if (mmart_load_ptx(ctx, ptx, &mod, NULL) || mmart_get_function(mod, ti->kernel, &fn)) {
+	int hit;
+	if (mmart_load_ptx(ctx, ptx, &mod, &hit) || mmart_get_function(mod, ti->kernel, &fn)) {
 		rt_fail("load");
 		goto done;
 	}
+	cache_note(hit);
 	for (unsigned p = 0; p < ti->nparams; p++) {
 		const void *data;
 		size_t bytes;
