@@ -159,9 +159,12 @@ static int set_seed(const struct cli_opt *opt, const char *v, void *dst)
 {
 	char *end;
 	(void)opt;
+	/* decimal, or hexadecimal after 0x; never octal ("010" is ten) */
+	int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
 	errno = 0;
-	OPTS(dst)->run.seed = strtoull(v, &end, 0);
-	if (!isdigit((unsigned char)*v) || *end || errno)
+	OPTS(dst)->run.seed = strtoull(v + 2 * hex, &end, hex ? 16 : 10);
+	if (!isxdigit((unsigned char)v[2 * hex]) || (!hex && !isdigit((unsigned char)*v)) ||
+	    *end || errno)
 		return cli_fail(CLI_USAGE, "bad --seed %s; give a non-negative integer "
 				"below 2^64", cli_quote(v));
 	return 0;
@@ -189,15 +192,17 @@ static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
 	return rc;
 }
 
-/* --tile MxN or MxNxK: the block tile */
+/* --tile MxN: the block tile, two plain numbers */
 static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
 {
+	const char *x = strchr(v, 'x');
 	unsigned long m, n;
-	char *end;
-	m = strtoul(v, &end, 10);
-	if (end != v && *end == 'x' && end[1] >= '0' && end[1] <= '9') {
-		n = strtoul(end + 1, &end, 10);
-		if ((*end == '\0' || *end == 'x') && m && n && m <= 1024 && n <= 1024) {
+	char ms[8];
+
+	if (x && (size_t)(x - v) < sizeof ms) {
+		memcpy(ms, v, (size_t)(x - v));
+		ms[x - v] = '\0';
+		if (!number(ms, 1024, &m) && !number(x + 1, 1024, &n) && m && n) {
 			OPTS(dst)->gemm.tile_m = (unsigned)m;
 			OPTS(dst)->gemm.tile_n = (unsigned)n;
 			return 0;

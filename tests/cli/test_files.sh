@@ -5,7 +5,8 @@
 # a directory or a missing directory is one line and nothing created; new
 # files get 0666 & ~umask, replaced ones keep their mode; quantize's two
 # outputs appear together or not at all and never as one file; inputs of
-# unknown size stop where the format says.  Expectations are by hand.
+# unknown size stop where the format says; numbers are plain numbers.
+# Expectations are by hand.
 mm=$1
 case $mm in /*) ;; *) mm=$(pwd)/$mm ;; esac    # the tests run elsewhere
 tmp=$(mktemp -d)
@@ -173,6 +174,24 @@ fi
 mkdir "$tmp/t"
 TMPDIR=$tmp/t "$mm" bench load --opcode "$OP" --arch sm_90 >/dev/null 2>&1
 check '[ -z "$(ls -A "$tmp/t")" ]' "bench load left $(ls -A "$tmp/t") in TMPDIR"
+
+# ---- numbers are plain: no sign, no blanks, no octal, nothing after ----
+# nusage ARGS... : exit 2, one line "bad --OPT"
+nusage() {
+	"$mm" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad --" "$tmp/err"' \
+		"$*: exit $rc: $(cat "$tmp/err")"
+}
+G="gemm --arch sm_90a --a bf16 --b bf16 --out bf16"
+# shellcheck disable=SC2086
+{ nusage $G --tile +128x256; nusage $G --tile " 128x256"; nusage $G --tile 128x256x64
+  nusage $G --tile 128x256x; nusage $Q --out c.el --scales c.sc --count " 32"
+  nusage $Q --out c.el --scales c.sc --count +32; nusage run tile --opcode $OP --seed 0x; }
+"$mm" $G --tile 128x256 >/dev/null 2>"$tmp/err"
+check '[ $? -eq 0 ]' "--tile 128x256: $(cat "$tmp/err")"
+"$mm" run tile --opcode $OP --seed 08 >/dev/null 2>"$tmp/err"
+check '[ $? -ne 2 ]' "--seed 08 (decimal, not octal): $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
