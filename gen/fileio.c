@@ -69,7 +69,7 @@ struct out {
 
 static mmagen_status fail(const struct out *o, int err)
 {
-	return mmagen_set_error(MMAGEN_IO, "cannot write %s: %s", o->path, strerror(err));
+	return mmagen_set_error(MMAGEN_IO, "cannot write '%s': %s", o->path, strerror(err));
 }
 
 /* The directory part of a name ("." for none) in a new string. */
@@ -162,7 +162,7 @@ static mmagen_status resolve(struct out *o)
 	if (!n)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "empty output file name");
 	if (o->path[n - 1] == '/')
-		return mmagen_set_error(MMAGEN_IO, "cannot write %s: it names a directory",
+		return mmagen_set_error(MMAGEN_IO, "cannot write '%s': it names a directory",
 					o->path);
 	if (!(cur = strdup(o->path)))
 		return mmagen_set_error(MMAGEN_NO_MEMORY, "out of memory");
@@ -210,9 +210,9 @@ static mmagen_status resolve(struct out *o)
 			return MMAGEN_OK;
 		}
 		if (S_ISDIR(st.st_mode))
-			return mmagen_set_error(MMAGEN_IO, "cannot write %s: it is a directory",
+			return mmagen_set_error(MMAGEN_IO, "cannot write '%s': it is a directory",
 						o->path);
-		return mmagen_set_error(MMAGEN_IO, "cannot write %s: it is a %s, not a file",
+		return mmagen_set_error(MMAGEN_IO, "cannot write '%s': it is a %s, not a file",
 					o->path, S_ISBLK(st.st_mode) ? "block device" : "socket");
 	}
 	/* A new file: its directory must exist. */
@@ -226,7 +226,7 @@ static mmagen_status resolve(struct out *o)
 	else if (!S_ISDIR(o->st.st_mode))
 		e = ENOTDIR;
 	if (e == ENOENT || e == ENOTDIR)
-		mmagen_set_error(MMAGEN_IO, "cannot write %s: %s %s", o->path,
+		mmagen_set_error(MMAGEN_IO, "cannot write '%s': %s '%s'", o->path,
 				 e == ENOENT ? "no directory" : "not a directory:", dir);
 	else if (e)
 		fail(o, e);
@@ -378,7 +378,7 @@ mmagen_status mmagen_write_files(size_t n, const char *const *paths,
 			if (o[i].kind == OUT_STAGED && o[j].kind == OUT_STAGED &&
 			    same_file(&o[i], &o[j]))
 				s = mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-					"%s and %s are one file; give two files", paths[j], paths[i]);
+					"'%s' and '%s' are one file; give two files", paths[j], paths[i]);
 	/* files first, so that a full disk sends nothing down a pipe */
 	for (size_t i = 0; i < n && !s; i++)
 		if (o[i].kind == OUT_STAGED)

@@ -77,7 +77,7 @@ if [ ! -w /dev ]; then
 	check 'cmp -s "$tmp/out" "$tmp/want"' "-o /dev/stdout: $(cat "$tmp/err")"
 fi
 emit /dev/fd/9
-check '[ $? -eq 1 ] && grep -q "cannot write /dev/fd/9" "$tmp/err"' "-o /dev/fd/9 (closed): $(cat "$tmp/err")"
+check '[ $? -eq 1 ] && grep -q "cannot write ./dev/fd/9.: " "$tmp/err"' "-o /dev/fd/9 (closed): $(cat "$tmp/err")"
 # a character device: our own node where we may make one (root), else
 # /dev/null where its directory is not ours to change
 if mknod cdev c 1 3 2>/dev/null; then
@@ -100,10 +100,10 @@ refused() {
 		"-o $path: exit $rc: $(cat "$tmp/err")"
 	check '[ "$(find "$d" | sort)" = "$before" ]' "-o $path changed $d"
 }
-refused 1 "cannot write sub: it is a directory" sub
-refused 1 "cannot write nodir/x.ptx: no directory nodir" nodir/x.ptx
-refused 1 "cannot write sub/no/x.ptx: no directory sub/no" sub/no/x.ptx
-refused 1 "cannot write real/x.ptx" real/x.ptx
+refused 1 "cannot write 'sub': it is a directory" sub
+refused 1 "cannot write 'nodir/x.ptx': no directory 'nodir'" nodir/x.ptx
+refused 1 "cannot write 'sub/no/x.ptx': no directory 'sub/no'" sub/no/x.ptx
+refused 1 "cannot write 'real/x.ptx'" real/x.ptx
 refused 1 "names a directory" new/
 
 # ---- modes: 0666 & ~umask for new files; a replaced file keeps its own ----
@@ -135,13 +135,13 @@ qfail() {
 	check '[ "$(cat keep.sc keep.el)" = "keep
 keep" ] && [ "$(find "$d" | sort)" = "$before" ]' "quantize $* changed files"
 }
-qfail 1 "cannot write sub: it is a directory" --out sub --scales keep.sc
-qfail 1 "cannot write nodir/s: no directory nodir" --out keep.el --scales nodir/s
-qfail 1 "no directory nodir" --out nodir/e --scales keep.sc
+qfail 1 "cannot write 'sub': it is a directory" --out sub --scales keep.sc
+qfail 1 "cannot write 'nodir/s': no directory 'nodir'" --out keep.el --scales nodir/s
+qfail 1 "no directory 'nodir'" --out nodir/e --scales keep.sc
 qfail 2 "are both" --out q.el --scales q.el
-qfail 2 "q.el and ./q.el are one file" --out q.el --scales ./q.el
+qfail 2 "'q.el' and './q.el' are one file" --out q.el --scales ./q.el
 ln -s keep.el link-el
-qfail 2 "keep.el and link-el are one file" --out keep.el --scales link-el
+qfail 2 "'keep.el' and 'link-el' are one file" --out keep.el --scales link-el
 rm -f link-el
 "$mm" $Q --out - --scales q.sc >"$tmp/out" 2>"$tmp/err"
 check '[ $? -eq 0 ] && [ "$(wc -c <"$tmp/out")" -eq 32 ] && [ "$(wc -c <q.sc)" -eq 1 ]' \
