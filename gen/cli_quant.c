@@ -15,6 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The file holds exactly `want` bytes. */
+static int expect_size(const char *path, size_t len, size_t want, const char *what)
+{
+	char msg[160];
+	if (len == want)
+		return 0;
+	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
+	return cli_fail(CLI_USAGE, "%s %s", cli_quote(path), msg);
+}
+
 /* Input of unknown size (a pipe or a device, no --count) is read up to
  * this; a regular file's size is known before reading. */
 #define STREAM_MAX ((size_t)1 << 28)
@@ -34,8 +44,14 @@ static int read_all(const char *path, size_t max, const char *what,
 
 	if (!f)
 		return cli_fail(CLI_USAGE, "cannot read %s: %s", cli_quote(path), strerror(errno));
-	if (!what && (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)))
-		max = STREAM_MAX;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		if (!what)
+			max = STREAM_MAX;
+	} else if (what && (uintmax_t)st.st_size > max) {
+		/* a file says its size: the exact figure, not "more than" */
+		fclose(f);
+		return expect_size(path, (size_t)st.st_size, max, what);
+	}
 	if (cap > max + 1)
 		cap = max + 1;
 	for (size_t got = 1; got; n += got) {
@@ -72,16 +88,6 @@ static int read_all(const char *path, size_t max, const char *what,
 	*data = buf;
 	*len = n;
 	return 0;
-}
-
-/* The file holds exactly `want` bytes. */
-static int expect_size(const char *path, size_t len, size_t want, const char *what)
-{
-	char msg[160];
-	if (len == want)
-		return 0;
-	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
-	return cli_fail(CLI_USAGE, "%s %s", cli_quote(path), msg);
 }
 
 static int quant_spec_of(const struct quant_args *q, mmagen_quant_spec *s)
