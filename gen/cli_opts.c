@@ -426,7 +426,7 @@ static const struct cli_opt options[] = {
 	NAMED("--format", C(EMIT_TILE) | C(GEMM), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
 	STR("--output", "-o", "FILE", EMIT | DOC | C(GEMM), "Output", out,
-	    "write FILE (through a temporary, renamed) instead of standard output"),
+	    "write FILE instead of standard output (see Output files)"),
 
 	STR("--format", NULL, "mxfp8|mxfp6|mxfp4|nvfp4", QUANT, "Quantize", q.format,
 	    "the block-scaled format"),
@@ -471,7 +471,14 @@ static const char intro[] =
 	"nearest legal alternatives (text from the command line is quoted, with\n"
 	"unprintable bytes as `\\xNN`), and leaves no output file (`-o` writes a\n"
 	"temporary file and renames it; an existing file is kept when the command\n"
-	"fails). A write error on standard output is an error too.\n";
+	"fails). A write error on standard output is an error too.\n"
+	"\n"
+	"Output files (`-o`, `--out`, `--scales`) are written as GNU tools write\n"
+	"them: `-` is standard output; a regular file, or the file at the end of a\n"
+	"symlink, is replaced through a temporary beside it (a new file gets mode\n"
+	"0666 & ~umask, a replaced one keeps its mode); FIFOs, character devices\n"
+	"and `/dev/fd/N` are written directly; a directory, or a path in a\n"
+	"directory that does not exist, is refused before anything is created.\n";
 
 const struct cli_spec cli_spec = {
 	.cmds = commands,
