@@ -152,10 +152,14 @@ check notmp "temporaries left after quantize"
 if [ -r /dev/zero ]; then
 	printf '\177' >one.sc
 	head -c 32 /dev/zero >z.el
-	# dfail PATTERN ARGS... (under a memory limit: the old reader took all)
+	# under a memory limit (the old reader took all there was), where
+	# mmagen runs under one: AddressSanitizer's shadow memory does not
+	lim=1000000
+	(ulimit -v $lim && "$mm" --version) >/dev/null 2>&1 || lim=unlimited
+	# dfail PATTERN ARGS...
 	dfail() {
 		pat=$1; shift
-		(ulimit -v 1000000 2>/dev/null; "$mm" dequantize --format mxfp8 "$@" --out z.out) \
+		(ulimit -v $lim 2>/dev/null; "$mm" dequantize --format mxfp8 "$@" --out z.out) \
 			>"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		check '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pat" "$tmp/err" && [ ! -e z.out ]' \
