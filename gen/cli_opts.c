@@ -159,9 +159,12 @@ static int set_seed(const struct cli_opt *opt, const char *v, void *dst)
 {
 	char *end;
 	(void)opt;
+	/* decimal, or hexadecimal after 0x; never octal ("010" is ten) */
+	int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
 	errno = 0;
-	OPTS(dst)->run.seed = strtoull(v, &end, 0);
-	if (!isdigit((unsigned char)*v) || *end || errno)
+	OPTS(dst)->run.seed = strtoull(v + 2 * hex, &end, hex ? 16 : 10);
+	if (!isxdigit((unsigned char)v[2 * hex]) || (!hex && !isdigit((unsigned char)*v)) ||
+	    *end || errno)
 		return cli_fail(CLI_USAGE, "bad --seed %s; give a non-negative integer "
 				"below 2^64", cli_quote(v));
 	return 0;
@@ -189,15 +192,17 @@ static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
 	return rc;
 }
 
-/* --tile MxN or MxNxK: the block tile */
+/* --tile MxN: the block tile, two plain numbers */
 static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
 {
+	const char *x = strchr(v, 'x');
 	unsigned long m, n;
-	char *end;
-	m = strtoul(v, &end, 10);
-	if (end != v && *end == 'x' && end[1] >= '0' && end[1] <= '9') {
-		n = strtoul(end + 1, &end, 10);
-		if ((*end == '\0' || *end == 'x') && m && n && m <= 1024 && n <= 1024) {
+	char ms[8];
+
+	if (x && (size_t)(x - v) < sizeof ms) {
+		memcpy(ms, v, (size_t)(x - v));
+		ms[x - v] = '\0';
+		if (!number(ms, 1024, &m) && !number(x + 1, 1024, &n) && m && n) {
 			OPTS(dst)->gemm.tile_m = (unsigned)m;
 			OPTS(dst)->gemm.tile_n = (unsigned)n;
 			return 0;
@@ -429,7 +434,7 @@ static const struct cli_opt options[] = {
 	NAMED("--format", C(EMIT_TILE) | C(GEMM), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
 	STR("--output", "-o", "FILE", EMIT | DOC | C(GEMM), "Output", out,
-	    "write FILE (through a temporary, renamed) instead of standard output"),
+	    "write FILE instead of standard output (see Output files)"),
 
 	STR("--format", NULL, "mxfp8|mxfp6|mxfp4|nvfp4", QUANT, "Quantize", q.format,
 	    "the block-scaled format"),
@@ -484,7 +489,14 @@ static const char intro[] =
 	"nearest legal alternatives (text from the command line is quoted, with\n"
 	"unprintable bytes as `\\xNN`), and leaves no output file (`-o` writes a\n"
 	"temporary file and renames it; an existing file is kept when the command\n"
-	"fails). A write error on standard output is an error too.\n";
+	"fails). A write error on standard output is an error too.\n"
+	"\n"
+	"Output files (`-o`, `--out`, `--scales`) are written as GNU tools write\n"
+	"them: `-` is standard output; a regular file, or the file at the end of a\n"
+	"symlink, is replaced through a temporary beside it (a new file gets mode\n"
+	"0666 & ~umask, a replaced one keeps its mode); FIFOs, character devices\n"
+	"and `/dev/fd/N` are written directly; a directory, or a path in a\n"
+	"directory that does not exist, is refused before anything is created.\n";
 
 const struct cli_spec cli_spec = {
 	.cmds = commands,

@@ -1,42 +1,83 @@
 /* cli_quant.c - `mmagen quantize` and `mmagen dequantize`: raw
  * little-endian f32 <-> packed MX/NVFP4 elements and scales, in files.
  * The byte formats are those of mmagen_quantize (mmagen.h).  Output goes
- * through mmagen_write_file; quantize's two files appear together or not
- * at all.  quantize --global-scale auto (nvfp4) prints the scale it chose,
+ * through mmagen_write_files; quantize's two files appear together or
+ * not at all.  quantize --global-scale auto (nvfp4) prints the scale it chose,
  * which dequantize then needs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_opts.h"
 
+#include <sys/stat.h>
+
+#include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The whole file in *data (freed by the caller). */
-static int read_all(const char *path, unsigned char **data, size_t *len)
+/* The file holds exactly `want` bytes. */
+static int expect_size(const char *path, size_t len, size_t want, const char *what)
+{
+	char msg[160];
+	if (len == want)
+		return 0;
+	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
+	return cli_fail(CLI_USAGE, "%s %s", cli_quote(path), msg);
+}
+
+/* Input of unknown size (a pipe or a device, no --count) is read up to
+ * this; a regular file's size is known before reading. */
+#define STREAM_MAX ((size_t)1 << 28)
+#define UNBOUNDED (SIZE_MAX / 2)
+
+/* The whole file in *data (freed by the caller), at most `max` bytes:
+ * what the format implies for `what`, or for what == NULL no bound but
+ * STREAM_MAX on a stream, so that /dev/zero ends in one line, not in all
+ * the memory there is. */
+static int read_all(const char *path, size_t max, const char *what,
+		    unsigned char **data, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf = malloc(cap);
+	unsigned char *buf = NULL;
 
-	if (!f || !buf) {
-		int e = errno;
-		free(buf);
-		if (f)
-			fclose(f);
-		return cli_fail(CLI_USAGE, "cannot read %s: %s", cli_quote(path),
-				strerror(f ? ENOMEM : e));
+	if (!f)
+		return cli_fail(CLI_USAGE, "cannot read %s: %s", cli_quote(path), strerror(errno));
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		if (!what)
+			max = STREAM_MAX;
+	} else if (what && (uintmax_t)st.st_size > max) {
+		/* a file says its size: the exact figure, not "more than" */
+		fclose(f);
+		return expect_size(path, (size_t)st.st_size, max, what);
 	}
-	for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-		n += got;
+	if (cap > max + 1)
+		cap = max + 1;
+	for (size_t got = 1; got; n += got) {
 		if (n == cap) {
-			unsigned char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
+			unsigned char *nb = NULL;
+			if (n > max) {
+				free(buf);
+				fclose(f);
+				if (what)
+					return cli_fail(CLI_USAGE, "%s holds more than %zu bytes; %s need %zu",
+							cli_quote(path), max, what, max);
+				return cli_fail(CLI_USAGE, "%s holds more than %zu bytes; give --count "
+						"to read more from a stream", cli_quote(path), max);
+			}
+			cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			if (!(nb = realloc(buf, cap))) {
 				free(buf);
 				fclose(f);
 				return cli_fail(CLI_USAGE, "%s: out of memory", cli_quote(path));
 			}
 			buf = nb;
+		} else if (!buf && !(buf = malloc(cap))) {
+			fclose(f);
+			return cli_fail(CLI_USAGE, "%s: out of memory", cli_quote(path));
 		}
+		got = fread(buf + n, 1, cap - n, f);
 	}
 	int err = ferror(f) ? errno : 0;
 	fclose(f);
@@ -47,16 +88,6 @@ static int read_all(const char *path, unsigned char **data, size_t *len)
 	*data = buf;
 	*len = n;
 	return 0;
-}
-
-/* The file holds exactly `want` bytes. */
-static int expect_size(const char *path, size_t len, size_t want, const char *what)
-{
-	char msg[160];
-	if (len == want)
-		return 0;
-	snprintf(msg, sizeof msg, "holds %zu bytes; %s need %zu", len, what, want);
-	return cli_fail(CLI_USAGE, "%s %s", cli_quote(path), msg);
 }
 
 static int quant_spec_of(const struct quant_args *q, mmagen_quant_spec *s)
@@ -89,23 +120,23 @@ static int quant_spec_of(const struct quant_args *q, mmagen_quant_spec *s)
 static int parse_count(const char *v, size_t *count)
 {
 	char *end;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (*end || !*v || *v == '-' || n == 0 || n > ((size_t)1 << 40))
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || *end || errno || n == 0 || n > ((size_t)1 << 40))
 		return cli_fail(CLI_USAGE, "bad --count %s; give a positive number of values",
 				cli_quote(v));
 	*count = (size_t)n;
 	return 0;
 }
 
-/* How many f32 values the input of `len` bytes holds (--count or all). */
+/* How many f32 values the input of `len` bytes holds (--count, already
+ * in *count, or all). */
 static int f32_count(const struct quant_args *q, size_t len, size_t *count)
 {
-	int rc;
-	if (q->count) {
-		if (!(rc = parse_count(q->count, count)))
-			rc = expect_size(q->in, len, *count * 4, "the f32 values");
-		return rc;
-	}
+	if (q->count)
+		return expect_size(q->in, len, *count * 4, "the f32 values");
 	if (len % 4 || !len)
 		return cli_fail(CLI_USAGE, "%s holds %s bytes: not a non-empty f32 array",
 				cli_quote(q->in), len ? "a partial f32 in its" : "no");
@@ -113,39 +144,30 @@ static int f32_count(const struct quant_args *q, size_t len, size_t *count)
 	return 0;
 }
 
-/* Elements to a side file first, so that a failed scales write leaves
- * neither output behind. */
+/* Both files or neither (mmagen_write_files); two paths naming one file
+ * are a usage error. */
 static int write_pair(const struct quant_args *q, const unsigned char *eb,
 		      size_t ne, const unsigned char *sb, size_t ns)
 {
-	char side[4096];
-	int e;
+	const char *paths[2] = { q->out, q->scales };
+	const char *data[2] = { (const char *)eb, (const char *)sb };
+	size_t lens[2] = { ne, ns };
+	mmagen_status s = mmagen_write_files(2, paths, data, lens);
 
-	if (snprintf(side, sizeof side, "%s.quant-part", q->out) >= (int)sizeof side)
-		return cli_fail(1, "cannot write %s: File name too long", cli_quote(q->out));
-	if (mmagen_write_file(side, (const char *)eb, ne))
-		return cli_lib_fail(1, NULL);
-	if (mmagen_write_file(q->scales, (const char *)sb, ns)) {
-		remove(side);
-		return cli_lib_fail(1, NULL);
-	}
-	if (rename(side, q->out)) {
-		e = errno;
-		remove(side);
-		remove(q->scales);
-		return cli_fail(1, "cannot write %s: %s", cli_quote(q->out), strerror(e));
-	}
-	return 0;
+	return s ? cli_lib_fail(s == MMAGEN_INVALID_ARGUMENT ? CLI_USAGE : 1, NULL) : 0;
 }
 
 static int quantize_files(const struct quant_args *q, mmagen_quant_spec *s)
 {
 	unsigned char *raw, *eb = NULL, *sb = NULL;
 	float *x = NULL;
-	size_t len, count, ne, ns;
+	size_t len, count = 0, ne, ns;
 	int rc;
 
-	if ((rc = read_all(q->in, &raw, &len)))
+	if (q->count && (rc = parse_count(q->count, &count)))
+		return rc;
+	if ((rc = read_all(q->in, count ? count * 4 : UNBOUNDED, count ? "the f32 values" : NULL,
+			   &raw, &len)))
 		return rc;
 	if ((rc = f32_count(q, len, &count)))
 		goto out;
@@ -184,21 +206,25 @@ static int dequantize_files(const struct quant_args *q, const mmagen_quant_spec 
 	size_t elen, slen, count, ne, ns;
 	int rc;
 
-	if ((rc = read_all(q->in, &eb, &elen)))
-		return rc;
-	if ((rc = read_all(q->scales, &sb, &slen)))
-		goto out;
+	/* --count, or else the elements, bound what the other inputs may hold */
 	if (q->count) {
 		if ((rc = parse_count(q->count, &count)))
-			goto out;
-	} else {
-		count = elen * 8 / s->elem_bits;
+			return rc;
+		mmagen_quant_sizes(s, count, &ne, &ns);
 	}
-	mmagen_quant_sizes(s, count, &ne, &ns);
+	if ((rc = read_all(q->in, q->count ? ne : UNBOUNDED, q->count ? "the elements" : NULL,
+			   &eb, &elen)))
+		return rc;
+	if (!q->count) {
+		count = elen * 8 / s->elem_bits;
+		mmagen_quant_sizes(s, count, &ne, &ns);
+	}
 	if (!count) {
 		rc = cli_fail(CLI_USAGE, "%s is empty", cli_quote(q->in));
 		goto out;
 	}
+	if ((rc = read_all(q->scales, ns, "the scales", &sb, &slen)))
+		goto out;
 	if ((rc = expect_size(q->in, elen, ne, "the elements")) ||
 	    (rc = expect_size(q->scales, slen, ns, "the scales")))
 		goto out;

@@ -105,6 +105,11 @@ static mmagen_status check_spec(const mmagen_quant_spec *s)
 
 	if (!s)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "NULL format spec");
+	/* init picks a default for NONE; a spec must name its element type */
+	if (s->elem == MMAGEN_TYPE_NONE)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"%s spec without an element type: use mmagen_quant_spec_init",
+			mmagen_qformat_name(s->format));
 	if (mmagen_quant_spec_init(&ref, s->format, (mmagen_type)s->elem))
 		return MMAGEN_INVALID_ARGUMENT;
 	if (s->stype != ref.stype || s->block != ref.block ||
@@ -125,6 +130,13 @@ static mmagen_status check_spec(const mmagen_quant_spec *s)
 void mmagen_quant_sizes(const mmagen_quant_spec *s, size_t count,
 			size_t *elem_bytes, size_t *scale_bytes)
 {
+	if (!s || !s->block) {       /* not a spec: nothing fits it */
+		if (elem_bytes)
+			*elem_bytes = 0;
+		if (scale_bytes)
+			*scale_bytes = 0;
+		return;
+	}
 	if (elem_bytes)
 		*elem_bytes = s->elem_bits == 4 ? count / 2 + count % 2 : count;
 	if (scale_bytes)

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* text to -o FILE (atomically, by the library) or to standard output */
+/* text to -o FILE (by the library: atomically where it is a file) or to
+ * standard output (also -o -) */
 static int write_out(const struct opts *o, const char *text, size_t len)
 {
-	if (o->out)
+	if (o->out && strcmp(o->out, "-"))
 		return mmagen_write_file(o->out, text, len) ? cli_lib_fail(1, NULL) : 0;
 	fwrite(text, 1, len, stdout);      /* a short write: see main */
 	return 0;

@@ -26,6 +26,15 @@ static int rt_fail(const char *what)
 	return 1;
 }
 
+void cache_note(int hit)
+{
+	static int said;
+
+	/* why the disk cache was passed by (empty: MMAGEN_CACHE=0), once */
+	if (hit == MMART_CACHE_BYPASS && mmart_last_error()[0] && !said++)
+		fprintf(stderr, "mmagen: warning: %s\n", mmart_last_error());
+}
+
 /* Run the check's kernel on the device: every parameter gets the check's
  * bytes (inputs, or the poison for D); D comes back into dmem. */
 static int tile_launch(mmart_ctx *ctx, const char *ptx, const mmagen_check *chk,
@@ -42,10 +51,12 @@ static int tile_launch(mmart_ctx *ctx, const char *ptx, const mmagen_check *chk,
 		fprintf(stderr, "mmagen: out of memory\n");
 		goto done;
 	}
-	if (mmart_load_ptx(ctx, ptx, &mod, NULL) || mmart_get_function(mod, ti->kernel, &fn)) {
+	int hit;
+	if (mmart_load_ptx(ctx, ptx, &mod, &hit) || mmart_get_function(mod, ti->kernel, &fn)) {
 		rt_fail("load");
 		goto done;
 	}
+	cache_note(hit);
 	for (unsigned p = 0; p < ti->nparams; p++) {
 		const void *data;
 		size_t bytes;
@@ -475,8 +486,9 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 {
 	double gen[REPS], cold[REPS], first[REPS], second[REPS], warm[REPS], two[2];
 	char *ptx = NULL, op[256];
-	char dir[] = "/tmp/mmagen-bench-XXXXXX";
+	char dir[1024];
 	char mdir[sizeof dir + 32], cdir[sizeof dir + 32];
+	const char *tmpdir = getenv("TMPDIR");
 	char set_mdir[sizeof mdir + 32], set_cdir[sizeof cdir + 32];
 	const char *child = getenv(BENCH_CHILD);
 	int rc = 1, made = 0, hit;
@@ -497,7 +509,9 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 		rc = bench_child(child, o, ptx);
 		goto out;
 	}
-	if (!mkdtemp(dir)) {
+	/* in $TMPDIR, as mktemp(1) does; removed on every path below */
+	if (snprintf(dir, sizeof dir, "%s/mmagen-bench-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp")
+	    >= (int)sizeof dir || !mkdtemp(dir)) {
 		fprintf(stderr, "mmagen: cannot make a temporary directory %s\n", dir);
 		goto out;
 	}

@@ -24,5 +24,7 @@ int run_tile_all(int t, const mmagen_request *filter, int sample_n,
 		 const struct run_opts *o);
 int device_target(const struct run_opts *o, int *t);
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
+/* After a module load: the one line why the disk cache was not used. */
+void cache_note(int hit);
 
 #endif

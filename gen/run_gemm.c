@@ -704,13 +704,14 @@ static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
-	if (mmart_load_ptx(g->ctx, ptx, &mod, NULL) ||
+	int hit = MMART_CACHE_MISS;
+	if (mmart_load_ptx(g->ctx, ptx, &mod, &hit) ||
 	    mmart_get_function(mod, g->info.kernel, &g->fn) ||
 	    mmart_func_set_max_dynamic_smem(g->ctx, g->fn, g->info.smem) ||
 	    mmart_stream_create(g->ctx, &g->stream))
 		rt_fail("load");
 	else
-		rc = 0;
+		rc = 0, cache_note(hit);
 	mmagen_free(ptx);
 	return rc;
 }

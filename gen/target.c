@@ -60,8 +60,17 @@ mmagen_status mmagen_target_parse(const char *s, int *out)
 				return MMAGEN_OK;
 			}
 	}
-	/* Nearest by compute capability: "sm_91" -> sm_90a's neighbours. */
-	long cc = strtol(p, NULL, 10);
+	/* Nearest by compute capability: "sm_91" -> sm_90a's neighbours.  The
+	 * digits only (no sign, no blanks), at most four of them: a long or
+	 * negative number has no nearest to speak of and must not overflow. */
+	size_t nd = strspn(p, "0123456789");
+	if (nd == 0 || nd > 4)
+		return mmagen_set_error(MMAGEN_UNKNOWN_NAME,
+			"unknown target '%s'; targets are sm_75 .. sm_121f as ptxas 13.0 "
+			"knows them; see `mmagen list --targets`", s);
+	int cc = 0;
+	for (size_t i = 0; i < nd; i++)
+		cc = cc * 10 + (p[i] - '0');
 	for (t = 0; t < T_COUNT; t++) {
 		long d = labs((long)mmagen_targets[t].sm - cc);
 		if (bestd < 0 || d < bestd) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Bump when the meaning of a key changes (what goes into it, or how the
  * CUDA layer builds cubins), so old entries are simply never found. */
@@ -109,6 +110,28 @@ static mmart_status build(const char *ptx, mmart_compile_fn compile,
 	return s;
 }
 
+/* Whether the directory may be trusted with entries: it is ours and only
+ * we can write it, else another user could plant an entry (a cubin we
+ * would load) or swap one.  Not: one line in mmart_last_error(). */
+static int dir_trusted(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		mmart_set_error(MMART_OK, "cache directory %s not used: %s", dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		mmart_set_error(MMART_OK, "cache directory %s not used: not a directory", dir);
+	else if (st.st_uid != geteuid())
+		mmart_set_error(MMART_OK, "cache directory %s not used: it belongs to uid %u, "
+				"not to you (uid %u)", dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		mmart_set_error(MMART_OK, "cache directory %s not used: group or others may "
+				"write it (mode %03o); chmod go-w it", dir, (unsigned)st.st_mode & 0777);
+	else
+		return 1;
+	return 0;
+}
+
 mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 				      const char *keyextra,
 				      mmart_compile_fn compile, void *user,
@@ -117,7 +140,8 @@ mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 	char path[PATH_MAX], name[72];
 	uint8_t key[32];
 	mmart_status s;
-	int dummy, len;
+	int dummy;
+	size_t len;
 
 	if (!hit)
 		hit = &dummy;
@@ -128,22 +152,37 @@ mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 	if (!keyextra)
 		keyextra = "";
 	*hit = MMART_CACHE_BYPASS;
-	if (!mmart_cache_enabled())
+	if (!mmart_cache_enabled()) {
+		mmart_set_error(MMART_OK, "%s", "");
 		return build(ptx, compile, user, cubin, size);
-	if (dir)
-		len = snprintf(path, sizeof path, "%s", dir);
-	else if (mmart_cache_default_dir(path, sizeof path) == MMART_OK)
-		len = (int)strlen(path);
-	else
+	}
+	if (!dir) {
+		if (mmart_cache_default_dir(path, sizeof path) != MMART_OK)
+			return build(ptx, compile, user, cubin, size);
+		dir = path;
+	}
+	/* Measured before copying: the entry's name must fit after it. */
+	len = strlen(dir);
+	if (len + 1 + sizeof name > sizeof path) {
+		mmart_set_error(MMART_OK, "cache directory not used: its name is longer "
+				"than %zu bytes", sizeof path - 1 - sizeof name);
 		return build(ptx, compile, user, cubin, size);
+	}
+	memmove(path, dir, len + 1);
 	mmart_cache_key(ptx, keyextra, key, name);
 	/* Trailing slashes would only make "dir//name". */
 	while (len > 1 && path[len - 1] == '/')
 		path[--len] = '\0';
-	if (len <= 0 || (size_t)len + 1 + sizeof name > sizeof path)
+	if (len == 0) {
+		mmart_set_error(MMART_OK, "cache directory not used: empty name");
 		return build(ptx, compile, user, cubin, size);
-
-	if (make_dirs(path) < 0)
+	}
+	if (make_dirs(path) < 0) {
+		mmart_set_error(MMART_OK, "cache directory %s not used: %s", path, strerror(errno));
+		return build(ptx, compile, user, cubin, size);
+	}
+	/* each bypass leaves its reason in mmart_last_error() */
+	if (!dir_trusted(path))
 		return build(ptx, compile, user, cubin, size);
 	path[len] = '/';
 	memcpy(path + len + 1, name, sizeof name);
@@ -155,8 +194,17 @@ mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 	if (s != MMART_OK)
 		return s;
 	/* A store that fails (read-only or full disk) is no failure: the
-	 * caller has its cubin, the next run just compiles again. */
-	*hit = mmart_entry_write(path, key, *cubin, *size) == 0
-	       ? MMART_CACHE_MISS : MMART_CACHE_BYPASS;
+	 * caller has its cubin, the next run just compiles again.  Stores
+	 * are when temporaries of killed writers are swept. */
+	path[len] = '\0';
+	mmart_entry_sweep(path);
+	path[len] = '/';
+	if (mmart_entry_write(path, key, *cubin, *size) == 0) {
+		*hit = MMART_CACHE_MISS;
+	} else {
+		path[len] = '\0';
+		mmart_set_error(MMART_OK, "cubin not stored in cache directory %s: %s", path,
+				strerror(errno));
+	}
 	return MMART_OK;
 }

@@ -14,20 +14,32 @@
  * Writers never touch a visible entry: they write a private temporary
  * file and rename() it over, which is atomic, so concurrent writers of
  * one key both succeed and readers see an old or a new entry, whole.
+ * What is in the directory is not trusted further than that: an entry is
+ * opened without following a symlink and without blocking (a FIFO), must
+ * be a regular file, and is never larger than ENTRY_MAX, so that a planted
+ * file costs neither a hang nor gigabytes read before the checksum.
+ * Temporaries that a killed writer left are removed once they are an hour
+ * old (mmart_entry_sweep); a live writer holds its temporary for
+ * milliseconds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ENTRY_VERSION 1
 #define HEADER_SIZE 64
+/* No cubin of one module comes near this; a bigger file is not ours. */
+#define ENTRY_MAX ((uint64_t)256 << 20)
+#define STALE_SECONDS 3600
 static const char magic[8] = { 'M', 'M', 'A', 'R', 'T', 'C', 'U', 'B' };
 
 static void put32(uint8_t *p, uint32_t v)
@@ -100,16 +112,18 @@ int mmart_entry_read(const char *path, const uint8_t key[32], void **payload,
 	void *buf = NULL;
 	int fd, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || read_full(fd, h, sizeof h) != sizeof h)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > HEADER_SIZE + ENTRY_MAX ||
+	    read_full(fd, h, sizeof h) != sizeof h)
 		goto out;
 	n = get64(h + 16);
 	if (memcmp(h, magic, 8) || get32(h + 8) != ENTRY_VERSION
 	    || get32(h + 12) != HEADER_SIZE || memcmp(h + 32, key, 32)
 	    || (uint64_t)st.st_size != HEADER_SIZE + n || n == 0
-	    || n > SIZE_MAX)
+	    || n > ENTRY_MAX)
 		goto out;
 	buf = malloc((size_t)n);
 	if (!buf || read_full(fd, buf, (size_t)n) != (ssize_t)n
@@ -133,6 +147,10 @@ int mmart_entry_write(const char *path, const uint8_t key[32],
 	char *tmp;
 	int fd, err;
 
+	if (size > ENTRY_MAX) {
+		errno = EFBIG;
+		return -1;
+	}
 	/* Same directory, so rename() stays on one file system; mkstemp makes
 	 * the name unique among concurrent writers. */
 	tmp = malloc(len + sizeof ".tmp.XXXXXX");
@@ -172,4 +190,33 @@ fail:
 	free(tmp);
 	errno = err;
 	return -1;
+}
+
+/* "<64 hex digits>.cubin.tmp.XXXXXX": a temporary of mmart_entry_write. */
+static int is_temporary(const char *name)
+{
+	return strlen(name) == 64 + sizeof ".cubin.tmp.XXXXXX" - 1 &&
+	       strspn(name, "0123456789abcdef") == 64 &&
+	       !strncmp(name + 64, ".cubin.tmp.", sizeof ".cubin.tmp." - 1);
+}
+
+void mmart_entry_sweep(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!is_temporary(e->d_name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    st.st_mtime < now - STALE_SECONDS)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
 }

@@ -79,6 +79,8 @@ MMART_HIDDEN int mmart_entry_read(const char *path, const uint8_t key[32],
  * rename(); 0 on success, -1 (errno set, nothing left behind) on failure. */
 MMART_HIDDEN int mmart_entry_write(const char *path, const uint8_t key[32],
 				   const void *payload, size_t size);
+/* Removes temporaries of killed writers (an hour old, ours) from dir. */
+MMART_HIDDEN void mmart_entry_sweep(const char *dir);
 
 /* ---- cache.c ---- */
 /* The key of (ptx, keyextra) and the entry's file name (64 hex digits

@@ -130,6 +130,7 @@ static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
 		*hit = MMART_CACHE_BYPASS;
 		if (s != MMART_OK)
 			return mmart_set_error(s, "%s", log);
+		mmart_set_error(MMART_OK, "the driver refused a cached cubin; compiled again");
 		s = load_image(cubin, mod);
 	}
 	mmart_host_free(cubin);

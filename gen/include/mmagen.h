@@ -752,10 +752,27 @@ MMAGEN_API
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len);
 
-/* Write `len` bytes to path atomically (temporary file + rename); on error
- * nothing is left at path. */
+/* Write `len` bytes to path as GNU tools write output files.  A regular
+ * file (or a symbolic link, followed to the file it names) is replaced
+ * atomically: a temporary beside it, then rename; a new file gets mode
+ * 0666 & ~umask, a replaced one keeps its mode.  "-" is standard output
+ * (descriptor 1: flush your own buffered output first); character devices,
+ * FIFOs and /dev/fd/N are written directly.  A directory, or a path in a
+ * directory that does not exist, is refused before anything is created.
+ * On error (MMAGEN_IO, one line naming the path) no file is changed and no
+ * temporary is left. */
 MMAGEN_API
 mmagen_status mmagen_write_file(const char *path, const char *data, size_t len);
+/* Write n files together: paths[i] gets lens[i] bytes of data[i], as
+ * mmagen_write_file writes one.  Every file is written to its temporary
+ * first, then the devices and pipes, and the temporaries are renamed into
+ * place only when everything was written: a failure leaves every file as
+ * it was (only a failing rename, after all data is written, can leave the
+ * earlier files replaced).  Two paths that end in one file (also through
+ * links: "x" and "./x") are MMAGEN_INVALID_ARGUMENT. */
+MMAGEN_API
+mmagen_status mmagen_write_files(size_t n, const char *const *paths,
+				 const char *const *data, const size_t *lens);
 
 /* ---- checking tile kernels (gen/check.c) ----
  * Everything about checking a tile kernel except the GPU: inputs for the

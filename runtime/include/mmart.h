@@ -172,7 +172,11 @@ typedef mmart_status (*mmart_compile_fn)(void *user, const char *ptx,
  * truncated or corrupt entry is rebuilt and replaced.  If the entry cannot
  * be stored (directory not creatable or not writable) the built cubin is
  * still returned with MMART_OK and *hit = MMART_CACHE_BYPASS: the cache only
- * saves time.  *cubin is freed with mmart_host_free(); hit may be NULL. */
+ * saves time.  *cubin is freed with mmart_host_free(); hit may be NULL.
+ * The directory is used only if it belongs to the caller (effective uid)
+ * and neither group nor others may write it: entries are loaded as code.
+ * After MMART_CACHE_BYPASS, mmart_last_error() holds one line saying why
+ * (empty when MMAGEN_CACHE=0 turned the cache off). */
 MMART_API
 mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 				      const char *keyextra,

@@ -141,9 +141,9 @@ expect_fail "holds 2 bytes; the scales need 1" \
 expect_fail "holds 16 bytes; the elements need 17" \
 	dequantize --format mxfp4 --count 34 --in "$tmp/e.el" --scales "$tmp/d.sc" --out "$O"
 # scales cannot be written: the elements file must not appear either
-expect_fail "cannot create $tmp/o/no/dir/s" \
+expect_fail "cannot write '$tmp/o/no/dir/s': no directory '$tmp/o/no/dir'" \
 	quantize --format mxfp8 --in "$tmp/a.f32" --out "$O" --scales "$tmp/o/no/dir/s"
-expect_fail "cannot create $tmp/o/no/dir/e" \
+expect_fail "cannot write '$tmp/o/no/dir/e': no directory '$tmp/o/no/dir'" \
 	quantize --format mxfp8 --in "$tmp/a.f32" --out "$tmp/o/no/dir/e" --scales "$S"
 
 # an existing output is not clobbered by a failing request

@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -265,6 +267,7 @@ static void test_disabled(const char *dir)
 	setenv("MMAGEN_CACHE", "0", 1);
 	CHECK_EXPR(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
 	CHECK_EXPR(get(dir, "// off", "", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(mmart_last_error()[0] == '\0');  /* off on purpose: no reason to tell */
 	/* Even an existing entry is not read. */
 	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
 	CHECK_EXPR(f.calls == 3);
@@ -501,6 +504,170 @@ static void test_atomic_rewrite(const char *top)
 	CHECK_EXPR(count(dir, ".tmp.") == 0);
 }
 
+
+/* ---- what the directory holds is not trusted (issue 11) ---- */
+
+/* An entry file for (ptx, extra) in dir whose payload is n zero bytes,
+ * with the right checksum: FNV-1a 64 of zeros is basis * prime^n, so no
+ * buffer is needed; the file is sparse. */
+static void plant_zeros(const char *dir, const char *ptx, const char *extra, uint64_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull, p = 0x100000001b3ull;
+	unsigned char hd[64] = { 'M', 'M', 'A', 'R', 'T', 'C', 'U', 'B', 1, 0, 0, 0, 64 };
+	char path[4200], name[72];
+	uint8_t key[32];
+	int fd;
+
+	for (uint64_t e = n; e; e >>= 1, p *= p)
+		if (e & 1)
+			h *= p;
+	mmart_cache_key(ptx, extra, key, name);
+	for (int i = 0; i < 8; i++) {
+		hd[16 + i] = (unsigned char)(n >> 8 * i);
+		hd[24 + i] = (unsigned char)(h >> 8 * i);
+	}
+	memcpy(hd + 32, key, 32);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK_EXPR(fd >= 0 && write(fd, hd, 64) == 64 && ftruncate(fd, (off_t)(64 + n)) == 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A dir longer than PATH_MAX: the cubin, bypassed, no crash (the old
+ * code read and wrote path[len - 1] with snprintf's untruncated len). */
+static void test_long_dir(const char *top)
+{
+	static const size_t lens[] = { PATH_MAX - 80, PATH_MAX - 1, PATH_MAX, PATH_MAX + 70,
+				       100000, 1 << 20 };
+	struct fake f = { 0 };
+	int hit;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		char *d = malloc(lens[i] + 1);
+
+		/* under a regular file (test_unwritable's): never creatable;
+		 * then slashes, which the old code trimmed */
+		memset(d, '/', lens[i]);
+		memcpy(d, top, strlen(top));
+		memcpy(d + strlen(top), "/plainfile/x", 12);
+		d[lens[i]] = '\0';
+		CHECK_EXPR(get(d, ptx1, "long", &f, &hit) && hit == MMART_CACHE_BYPASS);
+		free(d);
+	}
+	CHECK_EXPR(f.calls == (int)ARRAY_SIZE(lens));
+}
+
+/* A directory others may write, or another user's: not used, even for
+ * an entry planted there that would be valid. */
+static void test_untrusted_dir(const char *top, const char *good)
+{
+	char dir[4096], from[4200], to[4200], name[72];
+	struct fake f = { 0 };
+	uint8_t key[32];
+	int hit;
+
+	snprintf(dir, sizeof dir, "%s/shared", top);
+	CHECK_EXPR(mkdir(dir, 0700) == 0 && chmod(dir, 0777) == 0);
+	/* a valid entry of ptx1, copied in */
+	mmart_cache_key(ptx1, "sm_90", key, name);
+	snprintf(from, sizeof from, "%s/%s", good, name);
+	snprintf(to, sizeof to, "%s/%s", dir, name);
+	CHECK_EXPR(link(from, to) == 0);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(f.calls == 1);
+	CHECK_EXPR(strstr(mmart_last_error(), "group or others may write it (mode 777)") != NULL);
+	CHECK_EXPR(chmod(dir, 0720) == 0);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
+	CHECK_EXPR(chmod(dir, 0755) == 0);
+	CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_HIT);
+	CHECK_EXPR(f.calls == 2);
+	if (geteuid() == 0) {
+		/* root and a directory another user made in advance */
+		CHECK_EXPR(chown(dir, 4242, 4242) == 0);
+		CHECK_EXPR(get(dir, ptx1, "sm_90", &f, &hit) && hit == MMART_CACHE_BYPASS);
+		CHECK_EXPR(strstr(mmart_last_error(), "belongs to uid 4242") != NULL);
+		CHECK_EXPR(f.calls == 3);
+	}
+}
+
+/* An entry that is a symlink, a FIFO or too big: rebuilt and replaced by
+ * a regular file, never followed, never waited on, never read whole. */
+static void test_odd_entries(const char *top, const char *dir)
+{
+	char other[4096], path[4200], target[4300];
+	struct fake f = { 0 };
+	struct stat st;
+	int hit;
+
+	/* a symlink to a valid entry of the same key elsewhere */
+	snprintf(other, sizeof other, "%s/other", top);
+	CHECK_EXPR(get(other, "// linked", "", &f, &hit) && hit == MMART_CACHE_MISS);
+	entry_path(target, sizeof target, other, "// linked", "");
+	entry_path(path, sizeof path, dir, "// linked", "");
+	CHECK_EXPR(symlink(target, path) == 0);
+	CHECK_EXPR(get(dir, "// linked", "", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EXPR(lstat(target, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EXPR(f.calls == 2);
+
+	/* a FIFO: the old reader blocked in open() forever */
+	entry_path(path, sizeof path, dir, "// fifo", "");
+	CHECK_EXPR(mkfifo(path, 0644) == 0);
+	alarm(20);
+	CHECK_EXPR(get(dir, "// fifo", "", &f, &hit) && hit == MMART_CACHE_MISS);
+	alarm(0);
+	CHECK_EXPR(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EXPR(f.calls == 3);
+
+	/* a valid entry (checksum right) over the size cap: not trusted */
+	plant_zeros(dir, "// huge", "", ((uint64_t)256 << 20) + 1);
+	CHECK_EXPR(get(dir, "// huge", "", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(f.calls == 4);
+	/* and one just under the cap still is (the reader's own check) */
+	plant_zeros(dir, "// small", "", 4096);
+	{
+		void *cubin = NULL;
+		size_t size = 0;
+
+		CHECK_EXPR(mmart_cache_get_or_build(dir, "// small", "", fake_compile, &f,
+						    &cubin, &size, &hit) == MMART_OK);
+		CHECK_EXPR(hit == MMART_CACHE_HIT && size == 4096 && f.calls == 4);
+		mmart_host_free(cubin);
+	}
+}
+
+/* Temporaries of killed writers go once they are old; others stay. */
+static void test_stale_temporaries(const char *dir)
+{
+	static const char hex64[] =
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	char stale[4300], fresh[4300], other[4300];
+	struct timespec old[2] = { { time(NULL) - 7200, 0 }, { time(NULL) - 7200, 0 } };
+	struct fake f = { 0 };
+	int hit, fd;
+
+	snprintf(stale, sizeof stale, "%s/%s.cubin.tmp.AbC123", dir, hex64);
+	snprintf(fresh, sizeof fresh, "%s/%s.cubin.tmp.XyZ789", dir, hex64);
+	snprintf(other, sizeof other, "%s/notes.cubin.tmp.AbC123", dir);
+	const char *files[] = { stale, fresh, other };
+	for (int i = 0; i < 3; i++) {
+		fd = open(files[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK_EXPR(fd >= 0 && write(fd, "x", 1) == 1);
+		if (fd >= 0) {
+			if (i != 1)
+				CHECK_EXPR(futimens(fd, old) == 0);
+			close(fd);
+		}
+	}
+	CHECK_EXPR(get(dir, "// sweep", "", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(access(stale, F_OK) != 0);
+	CHECK_EXPR(access(fresh, F_OK) == 0);
+	CHECK_EXPR(access(other, F_OK) == 0);
+	unlink(fresh);
+	unlink(other);
+}
+
 static int rm(const char *path, const struct stat *st, int flag,
 	      struct FTW *ftw)
 {
@@ -530,6 +697,10 @@ int main(void)
 	test_default_dir(dir);
 	test_concurrent(top);
 	test_atomic_rewrite(top);
+	test_long_dir(top);
+	test_untrusted_dir(top, dir);
+	test_odd_entries(top, dir);
+	test_stale_temporaries(dir);
 	CHECK_EXPR(count(dir, ".tmp.") == 0);
 
 	nftw(top, rm, 16, FTW_DEPTH | FTW_PHYS);

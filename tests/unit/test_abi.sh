@@ -82,6 +82,9 @@ while [ $# -ge 4 ]; do
 	for s in $(cat "$tmp/imports"); do
 		bad "$name calls $s: a library returns a status, never ends the process or prints"
 	done
+	if "$NM" -D --undefined-only "$lib" | grep -qw umask; then
+		bad "$name calls umask: that sets the mask of every thread (modes come from open or fchmod)"
+	fi
 
 	# The header alone, as C11 and as C++.
 	hdir=$(dirname "$header") hname=$(basename "$header")
