@@ -440,6 +440,13 @@ static const struct cli_opt options[] = {
 	    "nvfp4's per-tensor f32 scale; quantize also takes `auto` "
 	    "(amax/(448*6), printed)"),
 
+	FN("--arch", "A", C(INSPECT), "Inspect", set_arch, arch, NULL,
+	   "the target whose SASS to examine: ptxas assembles the PTX for it, and only "
+	   "cubins for its SM are disassembled (default: the PTX's .target, every cubin)"),
+	STR("--opcode", NULL, "OPCODE", C(INSPECT), "Inspect", req.opcode,
+	    "inspect the module `emit instr --opcode OPCODE` writes, instead of a FILE"),
+	FLAG("--json", C(INSPECT), "Inspect", json, "print the report as one JSON object"),
+
 	{ .name = "--help", .alias = "-h", .cmds = ALL, .group = "Other",
 	  .kind = CLI_HELP, .help = "print this help and exit" },
 };
@@ -468,6 +475,18 @@ static const char intro[] =
 	"temporary file and renames it; an existing file is kept when the command\n"
 	"fails). A write error on standard output is an error too.\n";
 
+/* inspect's FILE, the one positional argument of the command line */
+static int positional(int cmd, const char *arg, void *dst)
+{
+	if (cmd != CMD_INSPECT)
+		return -1;
+	if (OPTS(dst)->insp.file)
+		return cli_fail(CLI_USAGE, "inspect takes one FILE (got %s and %s)",
+				cli_quote(OPTS(dst)->insp.file), cli_quote(arg));
+	OPTS(dst)->insp.file = arg;
+	return 0;
+}
+
 const struct cli_spec cli_spec = {
 	.cmds = commands,
 	.ncmds = NCMDS,
@@ -478,4 +497,5 @@ const struct cli_spec cli_spec = {
 	       "'mmagen COMMAND --help' or 'mmagen help COMMAND' lists a command's options;\n"
 	       "docs/cli.md is the reference.",
 	.outro = "'mmagen help' lists every command; docs/cli.md is the reference.",
+	.positional = positional,
 };

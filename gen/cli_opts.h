@@ -37,6 +37,9 @@ struct opts {
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
+	struct {                     /* inspect */
+		const char *file;
+	} insp;
 };
 
 extern const struct cli_spec cli_spec;
@@ -61,5 +64,6 @@ int cmd_quantize(struct opts *o);
 int cmd_dequantize(struct opts *o);
 int cmd_gemm(struct opts *o);
 int cmd_run_gemm(struct opts *o);
+int cmd_inspect(struct opts *o);         /* cli_inspect.c */
 
 #endif

@@ -211,6 +211,7 @@ static int (*const handlers[NCMDS])(struct opts *) = {
 	[CMD_DOC_SIGNATURES] = cmd_doc_signatures,
 	[CMD_DOC_CLI] = cmd_doc_cli,
 	[CMD_DOC_COMPLETION] = cmd_doc_completion,
+	[CMD_INSPECT] = cmd_inspect,
 };
 
 int main(int argc, char **argv)
