@@ -215,7 +215,16 @@ static void ptx_to_sass(struct ctx *c, const mmagen_inspect_image *im, const cha
 		note(c, "SASS of the PTX in %s not examined: no ptxas (set $PTXAS)", im->where);
 		return;
 	}
-	if (write_bytes(c->in, im->data, im->len)) {
+	/* cuobjdump -ptx puts a header before the module */
+	const unsigned char *p = im->data;
+	size_t len = im->len;
+	for (size_t i = 0; i + 8 <= im->len; i++)
+		if (!memcmp(im->data + i, ".version", 8)) {
+			p = im->data + i;
+			len = im->len - i;
+			break;
+		}
+	if (write_bytes(c->in, p, len)) {
 		c->partial = 1;
 		note(c, "SASS of the PTX in %s not examined: cannot write %s", im->where, c->in);
 		return;
@@ -245,19 +254,55 @@ static int arch_sm(const char *arch)
 	return (int)strtoul(mmagen_target_name(t) + 3, NULL, 10);
 }
 
+/* `cuobjdump -ptx FILE` or `-sass FILE` into the report: 1 on success */
+static int from_cuobjdump(struct ctx *c, const char *what, const char *file)
+{
+	char *argv[4], *text, eb[300];
+	size_t len;
+	int rc;
+
+	if (!c->cuobjdump || !file) {
+		note(c, "compressed entries: %s not read (cuobjdump %s would read them)",
+		     what[1] == 'p' ? "PTX" : "SASS", what);
+		return 0;
+	}
+	argv[0] = (char *)c->cuobjdump;
+	argv[1] = (char *)what;
+	argv[2] = (char *)file;
+	argv[3] = NULL;
+	if ((rc = run_tool(argv, c->sass, c->err)) || slurp_path(c->sass, &text, &len)) {
+		note(c, "compressed entries: cuobjdump %s failed: %s", what,
+		     rc ? first_err_line(c, eb, sizeof eb) : strerror(errno));
+		return 0;
+	}
+	if (what[1] == 'p')
+		rc = mmagen_inspect_add_ptx(c->r, "cuobjdump -ptx", text, len);
+	else
+		rc = mmagen_inspect_add_sass(c->r, NULL, text, len);
+	free(text);
+	if (!rc)
+		note(c, "compressed entries: read through cuobjdump %s", what);
+	return !rc;
+}
+
 static void examine(struct ctx *c, const char *arch, const char *file)
 {
 	size_t n = mmagen_inspect_image_count(c->r);
-	int want = arch_sm(arch), unread = 0;
+	int want = arch_sm(arch), unread = 0, unread_cubin = 0;
 
-	/* cubins first: their SASS is what runs; PTX only for SMs none has */
+	/* compressed entries: cuobjdump decompresses them itself; their PTX
+	 * first, as verdicts compare SASS with the PTX already scanned */
+	for (size_t i = 0; i < n; i++) {
+		const mmagen_inspect_image *im = mmagen_inspect_image_at(c->r, i);
+		unread |= im->kind == MMAGEN_IMG_UNREAD;
+		unread_cubin |= im->kind == MMAGEN_IMG_UNREAD && !strncmp(im->note, "cubin", 5);
+	}
+	if (unread && !from_cuobjdump(c, "-ptx", file))
+		c->partial = 1;
+	/* cubins: their SASS is what runs; PTX only for SMs none has */
 	for (size_t i = 0; i < n; i++) {
 		const mmagen_inspect_image *im = mmagen_inspect_image_at(c->r, i);
 		char what[200];
-		if (im->kind == MMAGEN_IMG_UNREAD) {
-			unread = 1;
-			continue;
-		}
 		if (im->kind != MMAGEN_IMG_CUBIN || (want && (int)im->sm != want))
 			continue;
 		if (write_bytes(c->cubin, im->data, im->len)) {
@@ -268,23 +313,15 @@ static void examine(struct ctx *c, const char *arch, const char *file)
 		snprintf(what, sizeof what, "the cubin in %s", im->where);
 		disassemble(c, im->sm, what);
 	}
-	if (unread) {
-		char *argv[4], *text;
-		size_t len;
-		/* cuobjdump reads compressed entries itself */
-		argv[0] = (char *)c->cuobjdump;
-		argv[1] = (char *)"-sass";
-		argv[2] = (char *)file;
-		argv[3] = NULL;
-		if (c->cuobjdump && file && !run_tool(argv, c->sass, c->err) &&
-		    !slurp_path(c->sass, &text, &len)) {
-			mmagen_inspect_add_sass(c->r, NULL, text, len);
-			free(text);
-			note(c, "compressed entries: SASS read through cuobjdump -sass");
-		} else {
-			c->partial = 1;
+	if (unread_cubin && !from_cuobjdump(c, "-sass", file))
+		c->partial = 1;
+	else if (unread_cubin)          /* their SMs need no ptxas */
+		for (size_t i = 0; i < n; i++) {
+			const mmagen_inspect_image *im = mmagen_inspect_image_at(c->r, i);
+			if (im->kind == MMAGEN_IMG_UNREAD && c->ndone < 64)
+				c->done_sm[c->ndone++] = im->sm;
 		}
-	}
+	n = mmagen_inspect_image_count(c->r);
 	for (size_t i = 0; i < n; i++) {
 		const mmagen_inspect_image *im = mmagen_inspect_image_at(c->r, i);
 		const char *a = arch ? arch : im->target;

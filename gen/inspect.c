@@ -629,6 +629,23 @@ void mmagen_inspect_free(mmagen_inspect *r)
 	free(r);
 }
 
+mmagen_status mmagen_inspect_add_ptx(mmagen_inspect *r, const char *where,
+				     const char *text, size_t len)
+{
+	mmagen_inspect_image *im;
+	const char *copy;
+
+	if (!r || !where || (!text && len))
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_inspect_add_ptx: NULL argument");
+	copy = keep(r, text ? text : "", len);
+	if (!r->oom && (im = add_image(r, MMAGEN_IMG_PTX, 0, where, (const uint8_t *)copy, len))) {
+		scan_ptx(r, im);
+		if (im->target[0] == 's')
+			im->sm = (unsigned)strtoul(im->target + 3, NULL, 10);
+	}
+	return r->oom ? mmagen_set_error(MMAGEN_NO_MEMORY, "out of memory") : MMAGEN_OK;
+}
+
 mmagen_status mmagen_inspect_add_note(mmagen_inspect *r, const char *line)
 {
 	if (!r || !line)

@@ -937,6 +937,12 @@ void mmagen_inspect_free(mmagen_inspect *r);
 MMAGEN_API
 mmagen_status mmagen_inspect_add_sass(mmagen_inspect *r, const char *target,
 				      const char *text, size_t len);
+/* Add PTX text found elsewhere (`cuobjdump -ptx` of compressed entries)
+ * as an image described by `where`, and scan it.  Add PTX before the SASS
+ * it is to be compared with. */
+MMAGEN_API
+mmagen_status mmagen_inspect_add_ptx(mmagen_inspect *r, const char *where,
+				     const char *text, size_t len);
 /* A line for the report ("SASS not examined: ..."). */
 MMAGEN_API
 mmagen_status mmagen_inspect_add_note(mmagen_inspect *r, const char *line);
