@@ -5,7 +5,7 @@ _mmagen()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	local cmd=${COMP_WORDS[1]} words
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm inspect help --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -14,7 +14,7 @@ _mmagen()
 		bench) words="load ";;
 		doc) words="signatures cli completion ";;
 		run) words="gemm ";;
-		help) words="list emit run bench quantize dequantize doc gemm ";;
+		help) words="list emit run bench quantize dequantize doc gemm inspect ";;
 	esac
 	if [ -n "$words" ]; then
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -256,6 +256,12 @@ _mmagen()
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		esac;;
+	"inspect")
+		case "$prev" in
+		--arch) COMPREPLY=();;
+		--opcode) COMPREPLY=();;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --json --help " -- "$cur"));;
 		esac;;
 	esac
 }
