@@ -496,7 +496,7 @@ static void fatbin_entry(void *ctx, const struct fatbin_entry *e)
 			return;
 		if (e->compressed)
 			snprintf(note, sizeof note, "%s for sm_%u compressed with %s: not read "
-				 "(rebuild with -Xfatbin -compress-all=false, or use cuobjdump)",
+				 "(nvcc -Xfatbin -compress=false keeps it plain; cuobjdump reads it)",
 				 kind == MMAGEN_IMG_PTX ? "PTX" : "cubin", e->sm, e->compressed);
 		else
 			snprintf(note, sizeof note, "unknown entry kind %u: not read", e->kind);

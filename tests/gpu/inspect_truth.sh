@@ -22,6 +22,23 @@ export NVDISASM PTXAS
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
+# an nvcc host object (.nv_fatbin: the sm_90 cubin and the PTX), two kernels
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [ "$REGEN" != --regen ] && [ -x "$NVCC" ]; then
+	for t in bf16:m16n8k16 e4m3:m16n8k32; do
+		ty=${t%%:*} sh=${t#*:}
+		printf '__global__ void k_%s(const unsigned *a, float *d) {\n float c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n asm volatile("mma.sync.aligned.%s.row.col.f32.%s.%s.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};" : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]));\n d[threadIdx.x] = c0 + c1 + c2 + c3;\n}\n' \
+			"$ty" "$sh" "$ty" "$ty"
+	done >"$tmp/k.cu"
+	"$NVCC" -c -Xfatbin -compress=false -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
+		-o "$tmp/k.o" "$tmp/k.cu" || { echo "FAIL: nvcc"; exit 1; }
+	"$MMAGEN" inspect "$tmp/k.o" >"$tmp/k.txt" || { echo "FAIL: inspect k.o exit $?"; cat "$tmp/k.txt"; exit 1; }
+	grep -q 'verdict sm_90: native: mma.sync.aligned.m16n8k16.row.col.f32.bf16' "$tmp/k.txt" &&
+	grep -q 'verdict sm_90: converted: mma.sync.aligned.m16n8k32.row.col.f32.e4m3' "$tmp/k.txt" &&
+	[ "$(grep -c '^  verdict' "$tmp/k.txt")" -eq 2 ] ||
+		{ echo "FAIL: nvcc object: verdicts"; cat "$tmp/k.txt"; exit 1; }
+	echo "ok nvcc object: bf16 native, e4m3 converted on sm_90"
+fi
 grep -v '^#' "$TRUTH" | while read -r target verdict opcode want; do
 	[ -n "$target" ] || continue
 	"$MMAGEN" emit instr --arch "$target" --opcode "$opcode" > "$tmp/m.ptx" &&
