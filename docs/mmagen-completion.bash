@@ -5,7 +5,7 @@ _mmagen()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	local cmd=${COMP_WORDS[1]} words
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm plan help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "list emit run bench quantize dequantize doc gemm plan inspect help --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -15,7 +15,7 @@ _mmagen()
 		doc) words="signatures cli completion plan ";;
 		run) words="gemm ";;
 		doc) words="plan ";;
-		help) words="list emit run bench quantize dequantize doc gemm plan ";;
+		help) words="list emit run bench quantize dequantize doc gemm plan inspect ";;
 	esac
 	if [ -n "$words" ]; then
 		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -273,6 +273,12 @@ _mmagen()
 		case "$prev" in
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--output --help " -- "$cur"));;
+		esac;;
+	"inspect")
+		case "$prev" in
+		--arch) COMPREPLY=();;
+		--opcode) COMPREPLY=();;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --json --help " -- "$cur"));;
 		esac;;
 	esac
 }

@@ -402,6 +402,13 @@ int cli_parse(const struct cli_spec *s, int cmd, int argc, char **argv,
 	}
 	/* all of argv first, so that --help anywhere wins over bad values */
 	for (int i = first; i < argc; i++, n++) {
+		if (s->positional && (argv[i][0] != '-' || !argv[i][1]) &&
+		    (rc = s->positional(cmd, argv[i], dst)) >= 0) {
+			if (rc)
+				goto out;
+			n--;
+			continue;
+		}
 		if ((rc = resolve(s, cmd, argc, argv, &i, &rows[n], &vals[n])))
 			goto out;
 		if (rows[n]->kind == CLI_HELP) {

@@ -71,6 +71,10 @@ struct cli_spec {
 	const char *intro;           /* markdown before the commands */
 	const char *top;             /* the end of `mmagen --help` */
 	const char *outro;           /* the last line of a command's help */
+	/* A word that is not an option ("-" included): 0 when command cmd
+	 * takes it (stored in dst), -1 when the command takes none (the
+	 * parser then says so), or an exit status after one line. */
+	int (*positional)(int cmd, const char *arg, void *dst);
 };
 
 /* Exit statuses of the engine. */

@@ -462,6 +462,12 @@ static const struct cli_opt options[] = {
 	FLAG("--json", C(PLAN), "Plan", json, "print the plan as one JSON object"),
 	STR("--output", "-o", "FILE", C(PLAN) | C(DOC_PLAN), "Plan", out,
 	    "write FILE (through a temporary, renamed) instead of standard output"),
+	FN("--arch", "A", C(INSPECT), "Inspect", set_arch, arch, NULL,
+	   "the target whose SASS to examine: ptxas assembles the PTX for it, and only "
+	   "cubins for its SM are disassembled (default: the PTX's .target, every cubin)"),
+	STR("--opcode", NULL, "OPCODE", C(INSPECT), "Inspect", req.opcode,
+	    "inspect the module `emit instr --opcode OPCODE` writes, instead of a FILE"),
+	FLAG("--json", C(INSPECT), "Inspect", json, "print the report as one JSON object"),
 
 	{ .name = "--help", .alias = "-h", .cmds = ALL, .group = "Other",
 	  .kind = CLI_HELP, .help = "print this help and exit" },
@@ -484,7 +490,8 @@ static const char intro[] =
 	"or a GPU result does not match the reference; 2 for bad usage (unknown\n"
 	"command or option, an option the command does not take, a missing or\n"
 	"malformed value, unknown target, type or family); 77 when `run`/`bench`\n"
-	"find no CUDA driver or GPU (the test suites count 77 as skipped). Every\n"
+	"find no CUDA driver or GPU (the test suites count 77 as skipped); 3 when\n"
+	"`inspect` reported the PTX but could not examine some SASS. Every\n"
 	"failure prints exactly one line on stderr that names the rule and the\n"
 	"nearest legal alternatives (text from the command line is quoted, with\n"
 	"unprintable bytes as `\\xNN`), and leaves no output file (`-o` writes a\n"
@@ -498,6 +505,18 @@ static const char intro[] =
 	"and `/dev/fd/N` are written directly; a directory, or a path in a\n"
 	"directory that does not exist, is refused before anything is created.\n";
 
+/* inspect's FILE, the one positional argument of the command line */
+static int positional(int cmd, const char *arg, void *dst)
+{
+	if (cmd != CMD_INSPECT)
+		return -1;
+	if (OPTS(dst)->insp.file)
+		return cli_fail(CLI_USAGE, "inspect takes one FILE (got %s and %s)",
+				cli_quote(OPTS(dst)->insp.file), cli_quote(arg));
+	OPTS(dst)->insp.file = arg;
+	return 0;
+}
+
 const struct cli_spec cli_spec = {
 	.cmds = commands,
 	.ncmds = NCMDS,
@@ -508,4 +527,5 @@ const struct cli_spec cli_spec = {
 	       "'mmagen COMMAND --help' or 'mmagen help COMMAND' lists a command's options;\n"
 	       "docs/cli.md is the reference.",
 	.outro = "'mmagen help' lists every command; docs/cli.md is the reference.",
+	.positional = positional,
 };

@@ -39,6 +39,9 @@ struct opts {
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
 	const char *quant;           /* plan --quant */
+	struct {                     /* inspect */
+		const char *file;
+	} insp;
 };
 
 extern const struct cli_spec cli_spec;
@@ -65,5 +68,6 @@ int cmd_gemm(struct opts *o);
 int cmd_run_gemm(struct opts *o);
 int cmd_plan(struct opts *o);
 int cmd_doc_plan(struct opts *o);
+int cmd_inspect(struct opts *o);         /* cli_inspect.c */
 
 #endif

@@ -216,6 +216,7 @@ static int (*const handlers[NCMDS])(struct opts *) = {
 	[CMD_DOC_COMPLETION] = cmd_doc_completion,
 	[CMD_PLAN] = cmd_plan,
 	[CMD_DOC_PLAN] = cmd_doc_plan,
+	[CMD_INSPECT] = cmd_inspect,
 };
 
 int main(int argc, char **argv)

@@ -973,6 +973,121 @@ const char *mmagen_plan_config_name(size_t i);
 /* docs/plan.md: every config on sm_80, sm_89, sm_90a, sm_100a, sm_120a. */
 MMAGEN_API
 mmagen_status mmagen_doc_plan(char **out, size_t *len);
+/* ---- inspecting compiled artifacts (gen/inspect.c, gen/elf.c) ----
+ * What tensor-core instructions a PTX module, a cubin or a fatbinary (a
+ * .fatbin file, or a host object/executable with a .nv_fatbin section)
+ * holds, and, from a disassembly of its SASS, what the GPU really runs.
+ *
+ *   mmagen_inspect_buffer(bytes, len, &r);   PTX scanned, cubins found
+ *   for each image of kind MMAGEN_IMG_CUBIN (or PTX compiled with ptxas):
+ *       disassemble it (nvdisasm or cuobjdump -sass, run by the caller)
+ *       and mmagen_inspect_add_sass(r, target, text, len);
+ *   mmagen_inspect_render(r, MMAGEN_FMT_TEXT or MMAGEN_FMT_JSON, ...);
+ *
+ * The reader checks every offset against len: any bytes give a status,
+ * never a crash.  Strings and structs it returns are owned by r.
+ * Verdicts, per kernel and SASS target, for each MMA instruction of the
+ * kernel's PTX (the kernel's verdict is the worst of them):
+ *   native     a tensor-core SASS instruction of the same family takes the
+ *              PTX types as they are (HMMA.16816.F32.BF16 for bf16 mma.sync)
+ *   converted  tensor-core SASS instructions run it on other types, the
+ *              inputs widened by conversion instructions (e4m3 mma.sync on
+ *              sm_90: F2FP.F16.E4M3.UNPACK_B, then HMMA.16816.F32)
+ *   emulated   ptxas computes it in one of its emulation routines
+ *              ($__internal_..._cuda_sm_9x_mma_sub_byte_...) or without any
+ *              tensor-core instruction
+ * Images: */
+enum { MMAGEN_IMG_PTX = 1, MMAGEN_IMG_CUBIN, MMAGEN_IMG_UNREAD };
+enum { MMAGEN_VERDICT_UNKNOWN, MMAGEN_VERDICT_NATIVE, MMAGEN_VERDICT_CONVERTED,
+       MMAGEN_VERDICT_EMULATED };
+
+typedef struct mmagen_inspect mmagen_inspect;
+
+/* One PTX text or cubin found in the input (the input itself, an ELF
+ * section, or a fatbinary entry).  MMAGEN_IMG_UNREAD: an entry that could
+ * not be read (compressed, cut short); `note` says why. */
+typedef struct mmagen_inspect_image {
+	int kind;                /* MMAGEN_IMG_* */
+	unsigned sm;             /* 90 for sm_90 and sm_90a; 0 unknown */
+	const char *target;      /* PTX: its .target ("sm_90a"); else "" */
+	const char *where;       /* "file", "fatbin entry 2 in .nv_fatbin", ... */
+	const char *note;        /* "" or why it was not read */
+	const unsigned char *data;
+	size_t len;
+} mmagen_inspect_image;
+
+/* One instruction, with how many times it appears in its kernel.  PTX:
+ * the opcode as written and its fields (from the table's form when the
+ * opcode is one of its forms, else from the opcode's own tokens); SASS:
+ * the mnemonic ("HMMA.16816.F32.BF16") and what it reads. */
+typedef struct mmagen_inspect_op {
+	const char *kernel;      /* the .entry/.func, or the SASS function */
+	const char *target;      /* SASS: "sm_90"; PTX: "" */
+	const char *text;        /* the opcode or mnemonic */
+	const char *family;      /* "mma.sync", "mma.sp", "wgmma", "wgmma.sp",
+				  * "tcgen05.mma", "ldmatrix", ...; SASS: "HMMA",
+				  * "QGMMA", "UTCQMMA", ... */
+	const char *shape;       /* "m16n8k16" (SASS: "16816", "64x128x32");
+				  * "" when the opcode has none (tcgen05) */
+	const char *kind;        /* "f8f6f4" or "" */
+	uint8_t a, b, c, d;      /* mmagen_type; NONE where not written
+				  * (tcgen05: types are in the descriptor) */
+	uint8_t sparse;          /* 1 for .sp forms */
+	uint8_t block_scale;     /* 1 for block-scaled forms */
+	uint8_t sass;            /* 1: a SASS instruction */
+	const mmagen_form *form; /* PTX: the table's form, or NULL */
+	const char *helper;      /* SASS: the ptxas routine it is in, or NULL */
+	unsigned count;
+} mmagen_inspect_op;
+
+typedef struct mmagen_inspect_verdict {
+	const char *kernel;
+	const char *target;      /* the SASS target */
+	unsigned verdict;        /* MMAGEN_VERDICT_* */
+	const char *reason;      /* one line */
+} mmagen_inspect_verdict;
+
+/* Read PTX text, an ELF file (cubin or host object/executable) or a
+ * fatbinary.  Input that is none of them: MMAGEN_INVALID_ARGUMENT.  The
+ * bytes are copied; free r with mmagen_inspect_free(). */
+MMAGEN_API
+mmagen_status mmagen_inspect_buffer(const void *data, size_t len, mmagen_inspect **out);
+MMAGEN_API
+void mmagen_inspect_free(mmagen_inspect *r);
+/* Add the disassembly of one cubin (nvdisasm's or `cuobjdump -sass`'s
+ * text) for target `target` ("sm_90"; NULL: the target the text names),
+ * and work out the verdicts of the kernels it holds. */
+MMAGEN_API
+mmagen_status mmagen_inspect_add_sass(mmagen_inspect *r, const char *target,
+				      const char *text, size_t len);
+/* Add PTX text found elsewhere (`cuobjdump -ptx` of compressed entries)
+ * as an image described by `where`, and scan it.  Add PTX before the SASS
+ * it is to be compared with. */
+MMAGEN_API
+mmagen_status mmagen_inspect_add_ptx(mmagen_inspect *r, const char *where,
+				     const char *text, size_t len);
+/* A line for the report ("SASS not examined: ..."). */
+MMAGEN_API
+mmagen_status mmagen_inspect_add_note(mmagen_inspect *r, const char *line);
+MMAGEN_API
+size_t mmagen_inspect_image_count(const mmagen_inspect *r);
+MMAGEN_API
+const mmagen_inspect_image *mmagen_inspect_image_at(const mmagen_inspect *r, size_t i);
+MMAGEN_API
+size_t mmagen_inspect_op_count(const mmagen_inspect *r);
+MMAGEN_API
+const mmagen_inspect_op *mmagen_inspect_op_at(const mmagen_inspect *r, size_t i);
+MMAGEN_API
+size_t mmagen_inspect_verdict_count(const mmagen_inspect *r);
+MMAGEN_API
+const mmagen_inspect_verdict *mmagen_inspect_verdict_at(const mmagen_inspect *r, size_t i);
+/* "native", "converted", "emulated", "unknown". */
+MMAGEN_API
+const char *mmagen_inspect_verdict_name(unsigned v);
+/* The report: fmt MMAGEN_FMT_TEXT (lines for people) or MMAGEN_FMT_JSON. */
+MMAGEN_API
+mmagen_status mmagen_inspect_render(const mmagen_inspect *r, mmagen_format fmt,
+				    char **out, size_t *len);
 
 #ifdef __cplusplus
 }
