@@ -53,11 +53,6 @@ enum {
 #undef X
 	NFIELDS
 };
-static const char *const field_names[] = {
-#define X(f) #f,
-	REQ_FIELDS(X)
-#undef X
-};
 
 static unsigned req_field(const mmagen_request *r, int i)
 {
@@ -184,6 +179,9 @@ static const struct facet {
 	{ NULL, FK_QUAL, FIELD_ldtype, 1, MMAGEN_Q_LDTYPE },
 };
 #define NFACETS ARRAY_SIZE(facets)
+_Static_assert(FIELD_n == FIELD_m + 1 && FIELD_k == FIELD_m + 2 &&
+	       FIELD_blayout == FIELD_alayout + 1, "a facet covers consecutive fields");
+_Static_assert(NFACETS <= 32, "mmagen_select_defaults returns a 32-bit mask");
 
 const char *mmagen_facet_name(unsigned i)
 {
@@ -410,6 +408,34 @@ static const char *opcode_shown(const char *op, char *buf, size_t n)
 	return buf;
 }
 
+/* Append s to buf[0..n), cut at the end. */
+static void append(char *buf, size_t n, const char *s)
+{
+	size_t l = strlen(buf), k = strlen(s);
+
+	if (l + 1 >= n)
+		return;
+	if (k > n - l - 1)
+		k = n - l - 1;
+	memcpy(buf + l, s, k);
+	buf[l + k] = '\0';
+}
+
+/* Append v to the ", "-separated list unless it is there; "..." once
+ * when full. */
+static void list_add(char *list, size_t n, const char *v)
+{
+	size_t vl = strlen(v), l = strlen(list);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p ? 2 : 0)
+		if (!strncmp(p, v, vl) && (p[vl] == ',' || !p[vl]))
+			return;
+	if (l + vl + 8 < n)
+		snprintf(list + l, n - l, "%s%s", l ? ", " : "", v);
+	else if (!strstr(list, "..."))
+		snprintf(list + l, n - l, ", ...");
+}
+
 /* r names an opcode that exists (f), but set fields disagree with it:
  * name them with the opcode's values, and suggest what the fields alone
  * allow, nearest the opcode's spelling. */
@@ -482,40 +508,28 @@ static mmagen_status explain(const mmagen_request *r)
 			 opcode_shown(r->opcode, shown, sizeof shown));
 		return fail(MMAGEN_ILLEGAL_FORM, r, NULL, why);
 	}
-	/* The field that alone blocks a match: list the values it could take. */
-	for (int fi = 0; fi < NFIELDS; fi++) {
-		if (req_field(r, fi) == MMAGEN_ANY)
+	/* The facet that alone blocks a match: list the values it could take. */
+	for (unsigned i = 0; i < NFACETS; i++) {
+		mmagen_request rest = *r;
+		char v[64];
+		if (facet_open(r, i))
 			continue;
+		for (int k = 0; k < facets[i].nfields; k++)
+			switch (facets[i].field + k) {
+#define X(fl) case FIELD_##fl: rest.fl = MMAGEN_ANY; break;
+			REQ_FIELDS(X)
+#undef X
+			}
 		vals[0] = '\0';
-		unsigned seen[64];
-		int nseen = 0;
-		for (size_t i = 0; i < mmagen_form_count(); i++) {
-			const mmagen_form *f = mmagen_form_at(i);
-			if (!mmagen_form_on_target(f, r->target) || mismatches(r, f, fi))
-				continue;
-			unsigned v = form_field(f, fi);
-			int dup = 0;
-			for (int j = 0; j < nseen; j++)
-				dup |= seen[j] == v;
-			if (dup || nseen == 64)
-				continue;
-			seen[nseen++] = v;
+		for (size_t k = 0; k < mmagen_form_count(); k++) {
+			const mmagen_form *f = mmagen_form_at(k);
+			if (mmagen_form_on_target(f, r->target) && !mismatches(&rest, f, -1))
+				list_add(vals, sizeof vals, mmagen_form_facet(f, i, v, sizeof v));
 		}
-		if (!nseen)
+		if (!vals[0])
 			continue;
-		for (int j = 0; j < nseen; j++) {
-			size_t l = strlen(vals);
-			char tmp[32];
-			const char *s = tmp;
-			if (fi == FIELD_a || fi == FIELD_b || fi == FIELD_c ||
-			    fi == FIELD_d || fi == FIELD_stype)
-				s = mmagen_type_name((mmagen_type)seen[j]);
-			else
-				snprintf(tmp, sizeof tmp, "%u", seen[j]);
-			snprintf(vals + l, sizeof vals - l, "%s%s", j ? ", " : "", s);
-		}
-		snprintf(why, sizeof why, "no such form: with the other fields as given, %s must be one of: %s",
-			 field_names[fi], vals);
+		snprintf(why, sizeof why, "no such form: with the other fields as given, "
+			 "--%s must be one of: %s", mmagen_facet_name(i), vals);
 		return fail(MMAGEN_ILLEGAL_FORM, r, NULL, why);
 	}
 	return fail(MMAGEN_ILLEGAL_FORM, r, NULL, "no form matches this combination of fields");
@@ -529,34 +543,6 @@ static int extras(const mmagen_form *f)
 {
 	return f->satfinite + (f->bitop && f->a != MMAGEN_B1) + (f->kind != 0 &&
 		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0) + f->ashift;
-}
-
-/* Append s to buf[0..n), cut at the end. */
-static void append(char *buf, size_t n, const char *s)
-{
-	size_t l = strlen(buf), k = strlen(s);
-
-	if (l + 1 >= n)
-		return;
-	if (k > n - l - 1)
-		k = n - l - 1;
-	memcpy(buf + l, s, k);
-	buf[l + k] = '\0';
-}
-
-/* Append v to the ", "-separated list unless it is there; "..." once
- * when full. */
-static void list_add(char *list, size_t n, const char *v)
-{
-	size_t vl = strlen(v), l = strlen(list);
-
-	for (const char *p = list; *p; p += strcspn(p, ","), p += *p ? 2 : 0)
-		if (!strncmp(p, v, vl) && (p[vl] == ',' || !p[vl]))
-			return;
-	if (l + vl + 8 < n)
-		snprintf(list + l, n - l, "%s%s", l ? ", " : "", v);
-	else if (!strstr(list, "..."))
-		snprintf(list + l, n - l, ", ...");
 }
 
 /* The candidates of an ambiguous request: forms on r's target that match

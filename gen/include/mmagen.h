@@ -298,9 +298,12 @@ void mmagen_request_init_size(mmagen_request *r, size_t size);
  * a request whose size is wrong (mmagen_last_error says why). */
 MMAGEN_API
 int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f);
-/* Exactly one form must match on r->target; forms that differ only in the
- * A source (registers/shared memory) pick the first unless asrc is set.
- * On failure the message names the rule and the nearest legal forms. */
+/* Exactly one form must match on r->target; forms that print the same
+ * opcode (the A source, tcgen05's descriptor types and scale type) pick
+ * the first in table order (mmagen_select_defaults says which fields that
+ * fixed).  On failure the message names the rule and the nearest legal
+ * forms; when several opcodes match (MMAGEN_AMBIGUOUS), the fields that
+ * tell them apart with their values, and how many forms match. */
 MMAGEN_API
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out);
 /* After mmagen_select(r) chose f: the facets (below) that r leaves open
