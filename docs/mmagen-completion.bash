@@ -39,17 +39,19 @@ _mmagen()
 		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
 		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
-		--stype) COMPREPLY=();;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
 		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
 		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
 		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
 		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
 		--trans) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--ldtype) COMPREPLY=($(compgen -W "b16 b8 b6p32 b4p64 " -- "$cur"));;
 		--type) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --scale-vec --stype --cta-group --ws --asrc --rnd --num --trans --ldtype --type --json --opcodes --targets --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --type --json --opcodes --targets --help " -- "$cur"));;
 		esac;;
 	"emit instr")
 		case "$prev" in
@@ -66,10 +68,12 @@ _mmagen()
 		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
 		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
-		--stype) COMPREPLY=();;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
 		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
 		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
 		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
 		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
@@ -77,7 +81,7 @@ _mmagen()
 		--ldtype) COMPREPLY=($(compgen -W "b16 b8 b6p32 b4p64 " -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx cuda text " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --scale-vec --stype --cta-group --ws --asrc --rnd --num --trans --ldtype --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --format --output --help " -- "$cur"));;
 		esac;;
 	"emit tile")
 		case "$prev" in
@@ -94,10 +98,12 @@ _mmagen()
 		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
 		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
-		--stype) COMPREPLY=();;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
 		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
 		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
 		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
 		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
@@ -111,7 +117,7 @@ _mmagen()
 		--n) COMPREPLY=();;
 		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --scale-vec --stype --cta-group --ws --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --format --output --help " -- "$cur"));;
 		esac;;
 	"run tile")
 		case "$prev" in
@@ -128,10 +134,12 @@ _mmagen()
 		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
 		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
-		--stype) COMPREPLY=();;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
 		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
 		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
 		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
 		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
@@ -146,7 +154,7 @@ _mmagen()
 		--seed) COMPREPLY=();;
 		--inputs) COMPREPLY=($(compgen -W "random max subnormal special overflow " -- "$cur"));;
 		--device) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --scale-vec --stype --cta-group --ws --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --all --sample-n --seed --inputs --device --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --all --sample-n --seed --inputs --device --help " -- "$cur"));;
 		esac;;
 	"bench load")
 		case "$prev" in
@@ -163,10 +171,12 @@ _mmagen()
 		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
 		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
-		--stype) COMPREPLY=();;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
 		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
 		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
 		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
 		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
 		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
@@ -179,7 +189,7 @@ _mmagen()
 		--m) COMPREPLY=();;
 		--n) COMPREPLY=();;
 		--device) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --scale-vec --stype --cta-group --ws --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --device --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --device --help " -- "$cur"));;
 		esac;;
 	"quantize")
 		case "$prev" in

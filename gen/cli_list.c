@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_opts.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,39 @@ static const char *tname(int t)
 	return t ? mmagen_type_name((mmagen_type)t) : "-";
 }
 
+/* Natural order: runs of digits compare as numbers, so m64n16 comes
+ * before m64n104 and cta_group::1 before cta_group::2. */
+static int cmp_natural(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *ea = a, *eb = b;
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			for (ea = a; isdigit((unsigned char)*ea); ea++)
+				;
+			for (eb = b; isdigit((unsigned char)*eb); eb++)
+				;
+			if (ea - a != eb - b)
+				return ea - a < eb - b ? -1 : 1;
+			int c = strncmp(a, b, (size_t)(ea - a));
+			if (c)
+				return c;
+			a = ea, b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++, b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return cmp_natural(*(char *const *)a, *(char *const *)b);
 }
 
 static int list_opcodes(const struct opts *o)
@@ -48,9 +79,19 @@ static int list_opcodes(const struct opts *o)
 		goto out;
 	}
 	qsort(ops, k, sizeof *ops, cmp_str);
-	for (size_t i = 0; i < k; i++)
-		if (!i || strcmp(ops[i], ops[i - 1]))
+	if (o->json)
+		fputs("[", stdout);
+	for (size_t i = 0, first = 1; i < k; i++) {
+		if (i && !strcmp(ops[i], ops[i - 1]))
+			continue;
+		if (o->json)
+			printf("%s\n  \"%s\"", first ? "" : ",", ops[i]);
+		else
 			puts(ops[i]);
+		first = 0;
+	}
+	if (o->json)
+		puts(k ? "\n]" : "]");
 out:
 	for (size_t i = 0; i < k; i++)
 		free(ops[i]);
@@ -58,11 +99,20 @@ out:
 	return rc;
 }
 
-static void list_targets(void)
+static void list_targets(const struct opts *o)
 {
-	for (int t = 0; t < mmagen_target_count(); t++)
-		printf("%-8s  ptx>=%u.%u\n", mmagen_target_name(t),
-		       mmagen_target_min_ptx(t) / 10, mmagen_target_min_ptx(t) % 10);
+	if (o->json)
+		fputs("[", stdout);
+	for (int t = 0; t < mmagen_target_count(); t++) {
+		unsigned v = mmagen_target_min_ptx(t);
+		if (o->json)
+			printf("%s\n  {\"name\": \"%s\", \"min_ptx\": \"%u.%u\"}",
+			       t ? "," : "", mmagen_target_name(t), v / 10, v % 10);
+		else
+			printf("%-8s  ptx>=%u.%u\n", mmagen_target_name(t), v / 10, v % 10);
+	}
+	if (o->json)
+		puts("\n]");
 }
 
 static void list_row(const struct opts *o, const mmagen_form *f, int first)
@@ -74,18 +124,25 @@ static void list_row(const struct opts *o, const mmagen_form *f, int first)
 
 	mmagen_form_opcode(f, op, sizeof op);
 	mmagen_form_shape(f, shape, sizeof shape);
-	if (o->json)
-		printf("%s  {\"opcode\": \"%s\", \"family\": \"%s\", \"shape\": \"%s\", "
-		       "\"a\": \"%s\", \"b\": \"%s\", \"c\": \"%s\", \"d\": \"%s\", "
-		       "\"a_source\": \"%s\", \"min_arch\": \"%s\", \"min_ptx\": \"%u.%u\"}",
-		       first ? "" : ",\n", op, cli_family_label(f), shape, tname(f->a),
-		       tname(f->b), tname(f->c), tname(f->d), cli_asrc_name(f->asrc),
-		       mmagen_target_name(mt), v / 10, v % 10);
-	else
-		printf("%-24s %-10s %-5s %-5s %-5s %-5s %-8s %u.%-5u %-4s %s\n",
+	if (o->json) {
+		/* every facet under its option's name ('-' as '_'): the
+		 * values given back as options select this form alone */
+		printf("%s  {\"opcode\": \"%s\"", first ? "" : ",\n", op);
+		for (unsigned i = 0; mmagen_facet_name(i); i++) {
+			char key[32], val[64];
+			snprintf(key, sizeof key, "%s", mmagen_facet_name(i));
+			for (char *p = key; *p; p++)
+				*p = *p == '-' ? '_' : *p;
+			printf(", \"%s\": \"%s\"", key, mmagen_form_facet(f, i, val, sizeof val));
+		}
+		printf(", \"a_source\": \"%s\", \"min_arch\": \"%s\", \"min_ptx\": \"%u.%u\"}",
+		       cli_asrc_name(f->asrc), mmagen_target_name(mt), v / 10, v % 10);
+	} else {
+		printf("%-24s %-10s %-5s %-5s %-5s %-5s %-5s %-8s %u.%-5u %-4s %s\n",
 		       cli_family_label(f), shape, tname(f->a), tname(f->b),
-		       tname(f->c), tname(f->d), mmagen_target_name(mt),
+		       tname(f->c), tname(f->d), tname(f->stype), mmagen_target_name(mt),
 		       v / 10, v % 10, cli_asrc_name(f->asrc), op);
+	}
 }
 
 /* Any selector field or --type given? */
@@ -101,14 +158,14 @@ int cmd_list(struct opts *o)
 {
 	int first = 1;
 
-	if (o->json + o->opcodes + o->targets > 1)
-		return cli_fail(CLI_USAGE, "list prints one of --json, --opcodes, --targets; "
-				"give only one");
+	if (o->opcodes && o->targets)
+		return cli_fail(CLI_USAGE, "list prints one of --opcodes, --targets; "
+				"give only one (--json goes with either)");
 	if (o->targets) {
 		if (filters(o))
 			return cli_fail(CLI_USAGE, "list --targets prints every target; "
 					"it takes no selector fields or --type");
-		list_targets();
+		list_targets(o);
 		return 0;
 	}
 	if (o->opcodes)
@@ -116,8 +173,8 @@ int cmd_list(struct opts *o)
 	if (o->json)
 		puts("[");
 	else
-		printf("%-24s %-10s %-5s %-5s %-5s %-5s %-8s %-7s %-4s %s\n", "family",
-		       "shape", "a", "b", "c", "d", "min_arch", "min_ptx", "asrc",
+		printf("%-24s %-10s %-5s %-5s %-5s %-5s %-5s %-8s %-7s %-4s %s\n", "family",
+		       "shape", "a", "b", "c", "d", "stype", "min_arch", "min_ptx", "asrc",
 		       "opcode");
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *f = mmagen_form_at(i);

@@ -13,7 +13,8 @@ struct cli_value cli_sparse_vals[QUAL_VALS], cli_yesno_vals[QUAL_VALS],
 	cli_popc_vals[QUAL_VALS], cli_kind_vals[QUAL_VALS],
 	cli_scale_vec_vals[QUAL_VALS], cli_cta_vals[QUAL_VALS],
 	cli_asrc_vals[QUAL_VALS], cli_num_vals[QUAL_VALS],
-	cli_ldtype_vals[QUAL_VALS], cli_rnd_vals[QUAL_VALS];
+	cli_ldtype_vals[QUAL_VALS], cli_rnd_vals[QUAL_VALS],
+	cli_stype_vals[QUAL_VALS];
 
 /* Every spelling of field q, from mmagen_qual_legal; a spelling is an
  * alias when the library names its value otherwise. */
@@ -50,6 +51,7 @@ void cli_names_init(void)
 	fill(cli_num_vals, MMAGEN_Q_NUM);
 	fill(cli_ldtype_vals, MMAGEN_Q_LDTYPE);
 	fill(cli_rnd_vals, MMAGEN_Q_RND);
+	fill(cli_stype_vals, MMAGEN_Q_STYPE);
 }
 
 /* --family: the name sets the family and, where it says, the sparsity.

@@ -53,7 +53,7 @@ void opts_init(struct opts *o);
 extern struct cli_value cli_sparse_vals[], cli_yesno_vals[],
 	cli_popc_vals[], cli_kind_vals[], cli_scale_vec_vals[],
 	cli_cta_vals[], cli_asrc_vals[], cli_num_vals[], cli_ldtype_vals[],
-	cli_rnd_vals[];
+	cli_rnd_vals[], cli_stype_vals[];
 int cli_family_parse(const char *v, mmagen_request *r);
 const char *cli_family_label(const mmagen_form *f);
 const char *cli_asrc_name(unsigned asrc);

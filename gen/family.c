@@ -9,18 +9,18 @@
 #include <string.h>
 
 static const struct family families[MMAGEN_FAM_END] = {
-	[MMAGEN_FAM_MMA] = { "mma", "mma.sync and mma.sp", &mmagen_emit_mma, &tile_gen_mma,
+	[MMAGEN_FAM_MMA] = { "mma", "mma.sync and mma.sp", &mmagen_emit_mma, &tile_gen_mma, 1,
 		{ { "mma.sync", MMAGEN_SPARSE_NONE }, { "mma", MMAGEN_SPARSE_NONE },
 		  { "mma.sp", MMAGEN_SPARSE_SP },
 		  { "mma.sp::ordered_metadata", MMAGEN_SPARSE_ORDERED } } },
-	[MMAGEN_FAM_WGMMA] = { "wgmma", "wgmma.mma_async (sm_90a)", &mmagen_emit_wgmma, &tile_gen_wgmma,
+	[MMAGEN_FAM_WGMMA] = { "wgmma", "wgmma.mma_async (sm_90a)", &mmagen_emit_wgmma, &tile_gen_wgmma, 2,
 		{ { "wgmma", MMAGEN_SPARSE_NONE }, { "wgmma.sp", MMAGEN_SPARSE_SP } } },
-	[MMAGEN_FAM_TCGEN05] = { "tcgen05", "tcgen05.mma (sm_100 family)", &mmagen_emit_tcgen05, &tile_gen_tcgen05,
+	[MMAGEN_FAM_TCGEN05] = { "tcgen05", "tcgen05.mma (sm_100 family)", &mmagen_emit_tcgen05, &tile_gen_tcgen05, 3,
 		{ { "tcgen05.mma", MMAGEN_SPARSE_NONE }, { "tcgen05", MMAGEN_SPARSE_NONE },
 		  { "tcgen05.mma.sp", MMAGEN_SPARSE_SP }, { "tcgen05.sp", MMAGEN_SPARSE_SP } } },
-	[MMAGEN_FAM_LDMATRIX] = { "ldmatrix", "ldmatrix", &mmagen_emit_ldmatrix, NULL,
+	[MMAGEN_FAM_LDMATRIX] = { "ldmatrix", "ldmatrix", &mmagen_emit_ldmatrix, NULL, 10,
 		{ { "ldmatrix", MMAGEN_ANY } } },
-	[MMAGEN_FAM_STMATRIX] = { "stmatrix", "stmatrix", &mmagen_emit_stmatrix, NULL,
+	[MMAGEN_FAM_STMATRIX] = { "stmatrix", "stmatrix", &mmagen_emit_stmatrix, NULL, 11,
 		{ { "stmatrix", MMAGEN_ANY } } },
 };
 
@@ -31,6 +31,15 @@ const struct family *family_of(int family)
 	/* every enum value has its entry: a gap is a bug in this list */
 	assert(families[family].name && families[family].emit);
 	return &families[family];
+}
+
+unsigned family_distance(unsigned a, unsigned b)
+{
+	const struct family *fa = family_of((int)a), *fb = family_of((int)b);
+
+	if (!fa || !fb)
+		return 100;
+	return fa->kin > fb->kin ? fa->kin - fb->kin : fb->kin - fa->kin;
 }
 
 const struct family_emitter *family_emitter(int family)

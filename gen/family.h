@@ -28,6 +28,10 @@ struct family {
 	const char *doc_title;              /* docs/signatures.md heading */
 	const struct family_emitter *emit;  /* opcode, operands, shape */
 	const struct tile_gen *tile;        /* NULL: no tile kernel */
+	/* how alike families are, for "nearest legal" suggestions: two
+	 * families are |kin - kin'| apart (the MMA families by generation,
+	 * the data movers far from them) */
+	unsigned kin;
 	/* --family spellings; listings name a form by the first spelling
 	 * whose sparsity matches (or is MMAGEN_ANY) */
 	struct family_spelling cli[FAMILY_MAX_SPELLINGS];
@@ -35,5 +39,8 @@ struct family {
 
 /* The entry of a family, or NULL if `family` is not one. */
 const struct family *family_of(int family);
+/* How far apart families a and b are for suggestions (0: the same; a
+ * value that is not a family is far from all). */
+unsigned family_distance(unsigned a, unsigned b);
 
 #endif

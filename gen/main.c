@@ -28,6 +28,82 @@ static int select_form(struct opts *o, const char *cmd, const mmagen_form **f)
 	return 0;
 }
 
+/* Where the request left a facet open and other forms match that differ
+ * in it, the choice is a default that changes the kernel: say so, one
+ * line on stderr ("took --stype ue4m3 (also ue8m0), ..."), and, when json
+ * is given, as the members of a JSON object ("stype": "ue4m3", ...). */
+static void note_defaults(const struct opts *o, const mmagen_form *f, char *json, size_t n)
+{
+	uint32_t mask = mmagen_select_defaults(&o->req, f);
+	char line[1024] = "", v[64], also[256];
+	size_t l;
+
+	if (json && n)
+		json[0] = '\0';
+	if (!mask)
+		return;
+	for (unsigned i = 0; mmagen_facet_name(i); i++) {
+		if (!(mask >> i & 1))
+			continue;
+		mmagen_form_facet(f, i, v, sizeof v);
+		/* the other values that matching forms have */
+		also[0] = '\0';
+		for (size_t k = 0; k < mmagen_form_count(); k++) {
+			const mmagen_form *g = mmagen_form_at(k);
+			char w[64];
+			if (!mmagen_form_on_target(g, o->req.target) ||
+			    !mmagen_form_matches(&o->req, g))
+				continue;
+			mmagen_form_facet(g, i, w, sizeof w);
+			size_t al = strlen(also), wl = strlen(w);
+			int seen = !strcmp(w, v);
+			for (const char *p = also; *p && !seen; p += strcspn(p, ","), p += *p ? 2 : 0)
+				seen = !strncmp(p, w, wl) && (p[wl] == ',' || !p[wl]);
+			if (!seen && al + wl + 3 < sizeof also)
+				snprintf(also + al, sizeof also - al, "%s%s", al ? ", " : "", w);
+		}
+		l = strlen(line);
+		snprintf(line + l, sizeof line - l, "%s--%s %s (also %s)", l ? ", " : "",
+			 mmagen_facet_name(i), v, also);
+		if (json) {
+			char key[32];
+			snprintf(key, sizeof key, "%s", mmagen_facet_name(i));
+			for (char *p = key; *p; p++)
+				*p = *p == '-' ? '_' : *p;
+			l = strlen(json);
+			snprintf(json + l, n - l, "%s\"%s\": \"%s\"", l ? ", " : "", key, v);
+		}
+	}
+	fprintf(stderr, CLI_PROG ": note: more than one form matches; took %s; "
+		"give these fields to choose\n", line);
+}
+
+/* The manifest with "defaults": {...} as its last member. */
+static int write_manifest(const struct opts *o, const char *text, size_t len,
+			  const char *defaults)
+{
+	size_t cut = len;
+	char *buf;
+	int rc;
+
+	while (cut && text[cut - 1] != '}')
+		cut--;
+	if (!defaults[0] || !cut)
+		return write_out(o, text, len);
+	/* the object's closing brace, after its last member */
+	size_t last = cut - 1;
+	while (last && (text[last - 1] == '\n' || text[last - 1] == ' '))
+		last--;
+	size_t extra = strlen(defaults) + 32;
+	if (!(buf = malloc(len + extra)))
+		return cli_fail(1, "out of memory");
+	int k = snprintf(buf, len + extra, "%.*s,\n  \"defaults\": {%s}%.*s", (int)last, text,
+			 defaults, (int)(len - last), text + last);
+	rc = write_out(o, buf, (size_t)k);
+	free(buf);
+	return rc;
+}
+
 static int cmd_emit_instr(struct opts *o)
 {
 	const mmagen_form *f;
@@ -51,12 +127,18 @@ static int cmd_emit_tile(struct opts *o)
 	size_t len;
 	int rc;
 
+	char defaults[512];
+
 	if ((rc = select_form(o, "emit", &f)))
 		return rc;
 	if (mmagen_emit_tile(f, o->req.target, &o->tile, (mmagen_format)o->format,
 			     &text, &len))
 		return cli_lib_fail(1, NULL);
-	rc = write_out(o, text, len);
+	note_defaults(o, f, defaults, sizeof defaults);
+	if (o->format == MMAGEN_FMT_JSON)
+		rc = write_manifest(o, text, len, defaults);
+	else
+		rc = write_out(o, text, len);
 	mmagen_free(text);
 	return rc;
 }
@@ -143,6 +225,7 @@ static int run_cmd(struct opts *o, int bench)
 		return run_tile_all(o->req.target, &o->req, o->sample_n, &o->run);
 	if ((rc = select_form(o, bench ? "bench" : "run", &f)))
 		return rc;
+	note_defaults(o, f, NULL, 0);
 	return bench ? bench_load(f, o->req.target, &o->run) : run_tile(f, o->req.target, &o->run);
 }
 

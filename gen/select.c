@@ -1,6 +1,8 @@
 /* select.c - pick one form for a request, or explain why none fits. */
 #include "table.h"
 #include "abi.h"
+#include "family.h"
+#include "qual.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,11 +52,6 @@ enum {
 	REQ_FIELDS(X)
 #undef X
 	NFIELDS
-};
-static const char *const field_names[] = {
-#define X(f) #f,
-	REQ_FIELDS(X)
-#undef X
 };
 
 static unsigned req_field(const mmagen_request *r, int i)
@@ -145,6 +142,130 @@ const char *mmagen_rule_broken(const mmagen_request *r, const char **name)
 	return NULL;
 }
 
+/* ---- facets: the selector fields as the command line names them ----
+ * One option each (--shape covers m, n and k; --layout both layouts);
+ * a facet's value is the spelling its option takes, so that a listing
+ * round-trips into a request.  Legend: { name (NULL: the qualifier
+ * table's), kind, first request field, fields covered, qualifier }. */
+enum facet_kind { FK_FAMILY, FK_SHAPE, FK_TYPE, FK_LAYOUT, FK_QUAL };
+
+static const struct facet {
+	const char *name;
+	enum facet_kind kind;
+	int field, nfields;
+	mmagen_qual_field q;
+} facets[] = {
+	{ "family", FK_FAMILY, FIELD_family, 1, MMAGEN_Q_END },
+	{ "shape", FK_SHAPE, FIELD_m, 3, MMAGEN_Q_END },
+	{ "a", FK_TYPE, FIELD_a, 1, MMAGEN_Q_END },
+	{ "b", FK_TYPE, FIELD_b, 1, MMAGEN_Q_END },
+	{ "c", FK_TYPE, FIELD_c, 1, MMAGEN_Q_END },
+	{ "d", FK_TYPE, FIELD_d, 1, MMAGEN_Q_END },
+	{ NULL, FK_QUAL, FIELD_sparse, 1, MMAGEN_Q_SPARSE },
+	{ NULL, FK_LAYOUT, FIELD_alayout, 2, MMAGEN_Q_LAYOUT },
+	{ NULL, FK_QUAL, FIELD_satfinite, 1, MMAGEN_Q_SATFINITE },
+	{ NULL, FK_QUAL, FIELD_bitop, 1, MMAGEN_Q_BITOP },
+	{ NULL, FK_QUAL, FIELD_kind, 1, MMAGEN_Q_KIND },
+	{ NULL, FK_QUAL, FIELD_block_scale, 1, MMAGEN_Q_BLOCK_SCALE },
+	{ NULL, FK_QUAL, FIELD_scale_vec, 1, MMAGEN_Q_SCALE_VEC },
+	{ NULL, FK_QUAL, FIELD_stype, 1, MMAGEN_Q_STYPE },
+	{ NULL, FK_QUAL, FIELD_cta_group, 1, MMAGEN_Q_CTA_GROUP },
+	{ NULL, FK_QUAL, FIELD_ws, 1, MMAGEN_Q_WS },
+	{ NULL, FK_QUAL, FIELD_ashift, 1, MMAGEN_Q_ASHIFT },
+	{ NULL, FK_QUAL, FIELD_asrc, 1, MMAGEN_Q_ASRC },
+	{ NULL, FK_QUAL, FIELD_rnd, 1, MMAGEN_Q_RND },
+	{ NULL, FK_QUAL, FIELD_num, 1, MMAGEN_Q_NUM },
+	{ NULL, FK_QUAL, FIELD_trans, 1, MMAGEN_Q_TRANS },
+	{ NULL, FK_QUAL, FIELD_ldtype, 1, MMAGEN_Q_LDTYPE },
+};
+#define NFACETS ARRAY_SIZE(facets)
+_Static_assert(FIELD_n == FIELD_m + 1 && FIELD_k == FIELD_m + 2 &&
+	       FIELD_blayout == FIELD_alayout + 1, "a facet covers consecutive fields");
+_Static_assert(NFACETS <= 32, "mmagen_select_defaults returns a 32-bit mask");
+
+const char *mmagen_facet_name(unsigned i)
+{
+	if (i >= NFACETS)
+		return NULL;
+	return facets[i].name ? facets[i].name : mmagen_qual_field_name(facets[i].q);
+}
+
+const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_t n)
+{
+	const char *s = NULL;
+
+	if (!buf || !n)
+		return buf;
+	buf[0] = '\0';
+	if (!f || i >= NFACETS)
+		return buf;
+	switch (facets[i].kind) {
+	case FK_FAMILY:
+		s = mmagen_form_family_label(f);
+		break;
+	case FK_SHAPE:
+		return mmagen_form_shape(f, buf, n);
+	case FK_TYPE:
+		s = form_field(f, facets[i].field) ?
+			mmagen_type_name((mmagen_type)form_field(f, facets[i].field)) : NULL;
+		break;
+	case FK_LAYOUT:
+		if ((s = mmagen_qual_name(MMAGEN_Q_LAYOUT, f->alayout)) &&
+		    mmagen_qual_name(MMAGEN_Q_LAYOUT, f->blayout)) {
+			snprintf(buf, n, "%s.%s", s,
+				 mmagen_qual_name(MMAGEN_Q_LAYOUT, f->blayout));
+			return buf;
+		}
+		s = NULL;
+		break;
+	case FK_QUAL:
+		s = mmagen_qual_name(facets[i].q, form_field(f, facets[i].field));
+		break;
+	}
+	snprintf(buf, n, "%s", s ? s : "-");
+	return buf;
+}
+
+/* r sets none of the fields of facet i */
+static int facet_open(const mmagen_request *r, unsigned i)
+{
+	for (int k = 0; k < facets[i].nfields; k++)
+		if (req_field(r, facets[i].field + k) != MMAGEN_ANY)
+			return 0;
+	return 1;
+}
+
+static int facet_differs(const mmagen_form *f, const mmagen_form *g, unsigned i)
+{
+	char x[64], y[64];
+	if (facets[i].kind == FK_SHAPE)
+		return f->m != g->m || f->n != g->n || f->k != g->k;
+	return strcmp(mmagen_form_facet(f, i, x, sizeof x),
+		      mmagen_form_facet(g, i, y, sizeof y)) != 0;
+}
+
+/* The opcode a request names is never longer than this; a longer one
+ * matches nothing, and only its first OPCODE_MAX bytes are compared for
+ * suggestions (the edit distance is quadratic). */
+#define OPCODE_MAX 160
+
+static int matches(const mmagen_request *r, const mmagen_form *f)
+{
+	char op[256];
+	if (mismatches(r, f, -1))
+		return 0;
+	if (r->opcode && (strlen(r->opcode) > OPCODE_MAX ||
+			  strcmp(r->opcode, mmagen_form_opcode(f, op, sizeof op))))
+		return 0;
+	return 1;
+}
+
+int mmagen_form_matches(const mmagen_request *req, const mmagen_form *f)
+{
+	mmagen_request r;
+	return f && !request_in(req, &r) && matches(&r, f);
+}
+
 /* ---- near matches ---- */
 
 static size_t edit_distance(const char *s, const char *t)
@@ -154,7 +275,7 @@ static size_t edit_distance(const char *s, const char *t)
 		n = 255;
 	for (size_t j = 0; j <= n; j++)
 		prev[j] = j;
-	for (size_t i = 1; *s; s++, i++) {
+	for (size_t i = 1; *s && i <= OPCODE_MAX; s++, i++) {
 		cur[0] = i;
 		for (size_t j = 1; j <= n; j++) {
 			size_t sub = prev[j - 1] + (*s != t[j - 1]);
@@ -166,93 +287,200 @@ static size_t edit_distance(const char *s, const char *t)
 	return prev[n];
 }
 
-/* Append up to `max` distinct opcodes of the forms (on target t, or any
- * when t < 0) closest to r, by field mismatches or opcode distance. */
-static void nearest(const mmagen_request *r, int t, int max, char *out, size_t n)
+/* A request with every field of f set: what to measure others against
+ * when the user named f by its opcode. */
+static void request_of(const mmagen_form *f, const mmagen_request *r, mmagen_request *out)
+{
+	*out = *r;
+	out->opcode = NULL;
+#define X(fl) out->fl = f->fl;
+	REQ_FIELDS(X)
+#undef X
+}
+
+/* How far form g is from what r asks: the distance of the families
+ * counts most (tcgen05 is nearest wgmma, then mma.sync); within a family
+ * each set field g lacks counts one; across families only sparsity and
+ * the types count, as their other fields mean different things. */
+static long distance(const mmagen_request *r, const mmagen_form *g)
+{
+	long fd = r->family != MMAGEN_ANY ? (long)family_distance(r->family, g->family) : 0;
+	long n = 0;
+
+	for (int i = 0; i < NFIELDS; i++) {
+		unsigned v = req_field(r, i);
+		if (i == FIELD_family || v == MMAGEN_ANY || v == form_field(g, i))
+			continue;
+		if (fd && i != FIELD_sparse && i != FIELD_a && i != FIELD_b &&
+		    i != FIELD_c && i != FIELD_d)
+			continue;
+		n++;
+	}
+	return fd * 100 + n;
+}
+
+/* Up to `max` (at most K) distinct opcodes of the forms on target t (any
+ * when t < 0) that have filter's fields (if given) nearest to r, into
+ * out: by distance() from `like` when given (the form r names, on another
+ * target), else by edit distance from r's opcode, else by distance()
+ * from r. */
+static void nearest(const mmagen_request *r, const mmagen_form *like,
+		    const mmagen_request *filter, int t, int max, char *out, size_t n)
 {
 	enum { K = 8 };
-	size_t best[K];
+	char best[K][256];
 	long score[K];
 	int have = 0;
 	char op[256];
+	mmagen_request ref;
+	size_t oplen = r->opcode ? strlen(r->opcode) : 0;
 
+	if (like)
+		request_of(like, r, &ref);
+	if (oplen > OPCODE_MAX)
+		oplen = OPCODE_MAX;
+	if (max > K)
+		max = K;
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
 		const mmagen_form *f = mmagen_form_at(i);
-		if (t >= 0 && !mmagen_form_on_target(f, t))
+		long s;
+		if ((t >= 0 && !mmagen_form_on_target(f, t)) ||
+		    (filter && mismatches(filter, f, -1)))
 			continue;
-		long s = r->opcode ?
-			(long)edit_distance(r->opcode, mmagen_form_opcode(f, op, sizeof op)) :
-			(long)mismatches(r, f, -1);
-		/* keep the K best, distinct by opcode, earliest on ties */
-		int dup = 0;
-		for (int j = 0; j < have; j++) {
-			char o2[256];
-			if (!strcmp(mmagen_form_opcode(mmagen_form_at(best[j]), o2, sizeof o2),
-				    mmagen_form_opcode(f, op, sizeof op)))
-				dup = 1;
+		if (like) {
+			s = distance(&ref, f);
+		} else if (r->opcode) {
+			mmagen_form_opcode(f, op, sizeof op);
+			/* the lengths alone bound the distance: skip the
+			 * quadratic part when it cannot win */
+			size_t l = strlen(op), lb = l > oplen ? l - oplen : oplen - l;
+			if (have == max && (long)lb >= score[have - 1])
+				continue;
+			s = (long)edit_distance(r->opcode, op);
+		} else {
+			s = distance(r, f);
 		}
+		if (have == max && s >= score[have - 1])
+			continue;
+		mmagen_form_opcode(f, op, sizeof op);
+		/* keep the best, distinct by opcode, earliest on ties */
+		int dup = 0;
+		for (int j = 0; j < have && !dup; j++)
+			dup = !strcmp(best[j], op);
 		if (dup)
 			continue;
 		int pos = have;
 		while (pos > 0 && score[pos - 1] > s)
 			pos--;
-		if (pos >= K || pos >= max)
-			continue;
 		if (have < max)
 			have++;
 		for (int j = have - 1; j > pos; j--) {
-			best[j] = best[j - 1];
+			memcpy(best[j], best[j - 1], sizeof best[j]);
 			score[j] = score[j - 1];
 		}
-		best[pos] = i;
+		memcpy(best[pos], op, sizeof op);
 		score[pos] = s;
 	}
 	out[0] = '\0';
 	for (int j = 0; j < have; j++) {
 		size_t l = strlen(out);
-		snprintf(out + l, n - l, "%s%s", j ? ", " : "",
-			 mmagen_form_opcode(mmagen_form_at(best[j]), op, sizeof op));
+		snprintf(out + l, n - l, "%s%s", j ? ", " : "", best[j]);
 	}
 }
 
 static mmagen_status fail(mmagen_status s, const mmagen_request *r,
-			  const char *why)
+			  const mmagen_form *like, const char *why)
 {
 	char near[1024];
-	nearest(r, r->target, 3, near, sizeof near);
+	nearest(r, like, NULL, r->target, 3, near, sizeof near);
 	if (!near[0])
 		return mmagen_set_error(s, "%s", why);
 	return mmagen_set_error(s, "%s; nearest legal on %s: %s", why,
 				mmagen_target_name(r->target), near);
 }
 
-static int matches(const mmagen_request *r, const mmagen_form *f)
+/* The opcode as the user gave it, cut short for messages. */
+static const char *opcode_shown(const char *op, char *buf, size_t n)
 {
-	char op[256];
-	if (mismatches(r, f, -1))
-		return 0;
-	if (r->opcode && strcmp(r->opcode, mmagen_form_opcode(f, op, sizeof op)))
-		return 0;
-	return 1;
+	if (strlen(op) <= 100)
+		return op;
+	snprintf(buf, n, "%.100s...", op);
+	return buf;
 }
 
-int mmagen_form_matches(const mmagen_request *req, const mmagen_form *f)
+/* Append s to buf[0..n), cut at the end. */
+static void append(char *buf, size_t n, const char *s)
 {
-	mmagen_request r;
-	return f && !request_in(req, &r) && matches(&r, f);
+	size_t l = strlen(buf), k = strlen(s);
+
+	if (l + 1 >= n)
+		return;
+	if (k > n - l - 1)
+		k = n - l - 1;
+	memcpy(buf + l, s, k);
+	buf[l + k] = '\0';
+}
+
+/* Append v to the ", "-separated list unless it is there; "..." once
+ * when full. */
+static void list_add(char *list, size_t n, const char *v)
+{
+	size_t vl = strlen(v), l = strlen(list);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p ? 2 : 0)
+		if (!strncmp(p, v, vl) && (p[vl] == ',' || !p[vl]))
+			return;
+	if (l + vl + 8 < n)
+		snprintf(list + l, n - l, "%s%s", l ? ", " : "", v);
+	else if (!strstr(list, "..."))
+		snprintf(list + l, n - l, ", ...");
+}
+
+/* r names an opcode that exists (f), but set fields disagree with it:
+ * name them with the opcode's values, and suggest what the fields alone
+ * allow, nearest the opcode's spelling. */
+static mmagen_status conflict(const mmagen_request *r, const mmagen_form *f)
+{
+	char why[640], v[64], shown[128], near[640];
+	mmagen_request fields = *r;
+	size_t l;
+	int first = 1;
+
+	fields.opcode = NULL;
+	snprintf(why, sizeof why, "--opcode %s conflicts with",
+		 opcode_shown(r->opcode, shown, sizeof shown));
+	for (unsigned i = 0; i < NFACETS; i++) {
+		int differs = 0;
+		for (int k = 0; k < facets[i].nfields; k++) {
+			unsigned x = req_field(r, facets[i].field + k);
+			differs |= x != MMAGEN_ANY && x != form_field(f, facets[i].field + k);
+		}
+		if (!differs)
+			continue;
+		l = strlen(why);
+		snprintf(why + l, sizeof why - l, "%s --%s (the opcode has %s)", first ? "" : ",",
+			 mmagen_facet_name(i), mmagen_form_facet(f, i, v, sizeof v));
+		first = 0;
+	}
+	nearest(r, NULL, &fields, r->target, 3, near, sizeof near);
+	if (!near[0])
+		return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s; drop one or the other", why);
+	return mmagen_set_error(MMAGEN_ILLEGAL_FORM, "%s; drop one or the other "
+				"(the fields alone, nearest the opcode on %s: %s)", why,
+				mmagen_target_name(r->target), near);
 }
 
 /* Explain why nothing matches: a rule if one holds, else the one field
  * whose value no form on the target has. */
 static mmagen_status explain(const mmagen_request *r)
 {
-	char why[512], vals[512];
+	char why[512], vals[512], shown[128];
 	const char *msg = mmagen_rule_broken(r, NULL);
 	char op[256];
 
 	if (msg) {
 		snprintf(why, sizeof why, msg, mmagen_target_name(r->target));
-		return fail(MMAGEN_ILLEGAL_FORM, r, why);
+		return fail(MMAGEN_ILLEGAL_FORM, r, NULL, why);
 	}
 	/* Exists elsewhere? Then it is the target. */
 	for (size_t i = 0; i < mmagen_form_count(); i++) {
@@ -262,50 +490,49 @@ static mmagen_status explain(const mmagen_request *r)
 				 mmagen_form_opcode(f, op, sizeof op),
 				 mmagen_target_name(mmagen_form_min_target(f)),
 				 mmagen_target_name(r->target));
-			return fail(MMAGEN_TARGET, r, why);
+			return fail(MMAGEN_TARGET, r, f, why);
 		}
 	}
 	if (r->opcode) {
-		snprintf(why, sizeof why, "'%s' is not a legal opcode", r->opcode);
-		return fail(MMAGEN_ILLEGAL_FORM, r, why);
-	}
-	/* The field that alone blocks a match: list the values it could take. */
-	for (int fi = 0; fi < NFIELDS; fi++) {
-		if (req_field(r, fi) == MMAGEN_ANY)
-			continue;
-		vals[0] = '\0';
-		unsigned seen[64];
-		int nseen = 0;
+		/* a real opcode that the other fields contradict */
+		mmagen_request bare;
+		mmagen_request_init(&bare);
+		bare.target = r->target;
+		bare.opcode = r->opcode;
 		for (size_t i = 0; i < mmagen_form_count(); i++) {
 			const mmagen_form *f = mmagen_form_at(i);
-			if (!mmagen_form_on_target(f, r->target) || mismatches(r, f, fi))
-				continue;
-			unsigned v = form_field(f, fi);
-			int dup = 0;
-			for (int j = 0; j < nseen; j++)
-				dup |= seen[j] == v;
-			if (dup || nseen == 64)
-				continue;
-			seen[nseen++] = v;
+			if (matches(&bare, f))
+				return conflict(r, f);
 		}
-		if (!nseen)
-			continue;
-		for (int j = 0; j < nseen; j++) {
-			size_t l = strlen(vals);
-			char tmp[32];
-			const char *s = tmp;
-			if (fi == FIELD_a || fi == FIELD_b || fi == FIELD_c ||
-			    fi == FIELD_d || fi == FIELD_stype)
-				s = mmagen_type_name((mmagen_type)seen[j]);
-			else
-				snprintf(tmp, sizeof tmp, "%u", seen[j]);
-			snprintf(vals + l, sizeof vals - l, "%s%s", j ? ", " : "", s);
-		}
-		snprintf(why, sizeof why, "no such form: with the other fields as given, %s must be one of: %s",
-			 field_names[fi], vals);
-		return fail(MMAGEN_ILLEGAL_FORM, r, why);
+		snprintf(why, sizeof why, "'%s' is not a legal opcode",
+			 opcode_shown(r->opcode, shown, sizeof shown));
+		return fail(MMAGEN_ILLEGAL_FORM, r, NULL, why);
 	}
-	return fail(MMAGEN_ILLEGAL_FORM, r, "no form matches this combination of fields");
+	/* The facet that alone blocks a match: list the values it could take. */
+	for (unsigned i = 0; i < NFACETS; i++) {
+		mmagen_request rest = *r;
+		char v[64];
+		if (facet_open(r, i))
+			continue;
+		for (int k = 0; k < facets[i].nfields; k++)
+			switch (facets[i].field + k) {
+#define X(fl) case FIELD_##fl: rest.fl = MMAGEN_ANY; break;
+			REQ_FIELDS(X)
+#undef X
+			}
+		vals[0] = '\0';
+		for (size_t k = 0; k < mmagen_form_count(); k++) {
+			const mmagen_form *f = mmagen_form_at(k);
+			if (mmagen_form_on_target(f, r->target) && !mismatches(&rest, f, -1))
+				list_add(vals, sizeof vals, mmagen_form_facet(f, i, v, sizeof v));
+		}
+		if (!vals[0])
+			continue;
+		snprintf(why, sizeof why, "no such form: with the other fields as given, "
+			 "--%s must be one of: %s", mmagen_facet_name(i), vals);
+		return fail(MMAGEN_ILLEGAL_FORM, r, NULL, why);
+	}
+	return fail(MMAGEN_ILLEGAL_FORM, r, NULL, "no form matches this combination of fields");
 }
 
 /* How many optional qualifiers a form adds (.satfinite, a popc op on a
@@ -318,11 +545,69 @@ static int extras(const mmagen_form *f)
 		f->family == MMAGEN_FAM_MMA) + (f->rnd != 0) + f->ashift;
 }
 
+/* The candidates of an ambiguous request: forms on r's target that match
+ * r with `ex` extras. */
+static int candidate(const mmagen_request *r, const mmagen_form *f, int ex)
+{
+	return mmagen_form_on_target(f, r->target) && matches(r, f) && extras(f) == ex;
+}
+
+/* Several forms fit r equally: say which fields tell them apart (with
+ * their values), how many there are, and the first few opcodes. */
+static mmagen_status ambiguous(const mmagen_request *r, const mmagen_form *first, int ex)
+{
+	char msg[1024], vals[NFACETS][160], v[64], op[256], ops[400] = "";
+	int nforms = 0, shown = 0, differ = 0;
+	size_t l;
+
+	for (unsigned i = 0; i < NFACETS; i++)
+		vals[i][0] = '\0';
+	for (size_t k = 0; k < mmagen_form_count(); k++) {
+		const mmagen_form *f = mmagen_form_at(k);
+		if (!candidate(r, f, ex))
+			continue;
+		nforms++;
+		for (unsigned i = 0; i < NFACETS; i++) {
+			if (!facet_open(r, i) || !facet_differs(first, f, i))
+				continue;
+			/* first time this facet differs: start with first's value */
+			if (!vals[i][0])
+				list_add(vals[i], sizeof vals[i],
+					 mmagen_form_facet(first, i, v, sizeof v));
+			list_add(vals[i], sizeof vals[i], mmagen_form_facet(f, i, v, sizeof v));
+		}
+		mmagen_form_opcode(f, op, sizeof op);
+		if (shown == 3 || strstr(ops, op))  /* same-opcode forms: once */
+			continue;
+		l = strlen(ops);
+		if (shown < 3 && l + strlen(op) + 3 < sizeof ops) {
+			snprintf(ops + l, sizeof ops - l, "%s%s", shown ? ", " : "", op);
+			shown++;
+		}
+	}
+	snprintf(msg, sizeof msg, "request matches %d forms on %s", nforms,
+		 mmagen_target_name(r->target));
+	for (unsigned i = 0; i < NFACETS; i++) {
+		if (!vals[i][0])
+			continue;
+		append(msg, sizeof msg, differ++ ? ", --" : " that differ in --");
+		append(msg, sizeof msg, mmagen_facet_name(i));
+		append(msg, sizeof msg, " (");
+		append(msg, sizeof msg, vals[i]);
+		append(msg, sizeof msg, ")");
+	}
+	l = strlen(msg);
+	snprintf(msg + l, sizeof msg - l, "; give %s or --opcode (e.g. %s%s)",
+		 differ > 1 ? "those fields" : differ ? "that field" : "more fields", ops,
+		 nforms > shown ? ", ..." : "");
+	return mmagen_set_error(MMAGEN_AMBIGUOUS, "%s", msg);
+}
+
 mmagen_status mmagen_select(const mmagen_request *req, const mmagen_form **out)
 {
 	const mmagen_form *best = NULL, *first = NULL;
 	char op1[256], op2[256];
-	int n = 0, best_extras = 1 << 20, ties = 0;
+	int best_extras = 1 << 20, ties = 0;
 	mmagen_request full;
 	const mmagen_request *r = &full;
 	mmagen_status s;
@@ -348,7 +633,6 @@ mmagen_status mmagen_select(const mmagen_request *req, const mmagen_form **out)
 		if (best && !strcmp(mmagen_form_opcode(best, op1, sizeof op1),
 				    mmagen_form_opcode(f, op2, sizeof op2)))
 			continue;
-		n++;
 		int e = extras(f);
 		if (e < best_extras) {
 			best = f;
@@ -360,24 +644,26 @@ mmagen_status mmagen_select(const mmagen_request *req, const mmagen_form **out)
 	}
 	if (!first)
 		return explain(r);
-	if (ties) {
-		char list[1024] = "";
-		int shown = 0;
-		for (size_t i = 0; i < mmagen_form_count() && shown < 3; i++) {
-			const mmagen_form *f = mmagen_form_at(i);
-			if (!mmagen_form_on_target(f, r->target) || !matches(r, f) ||
-			    extras(f) != best_extras)
-				continue;
-			mmagen_form_opcode(f, op1, sizeof op1);
-			if (strstr(list, op1))
-				continue;
-			size_t l = strlen(list);
-			snprintf(list + l, sizeof list - l, "%s%s", shown++ ? ", " : "", op1);
-		}
-		return mmagen_set_error(MMAGEN_AMBIGUOUS,
-			"request matches %d forms on %s (e.g. %s); give more fields (--c/--d, --layout, ...) or --opcode",
-			n, mmagen_target_name(r->target), list);
-	}
+	if (ties)
+		return ambiguous(r, best, best_extras);
 	*out = best;
 	return MMAGEN_OK;
+}
+
+uint32_t mmagen_select_defaults(const mmagen_request *req, const mmagen_form *f)
+{
+	mmagen_request r;
+	uint32_t mask = 0;
+
+	if (!f || request_in(req, &r) || r.target < 0 || r.target >= T_COUNT)
+		return 0;
+	for (size_t k = 0; k < mmagen_form_count(); k++) {
+		const mmagen_form *g = mmagen_form_at(k);
+		if (g == f || !mmagen_form_on_target(g, r.target) || !matches(&r, g))
+			continue;
+		for (unsigned i = 0; i < NFACETS; i++)
+			if (!(mask >> i & 1) && facet_open(&r, i) && facet_differs(f, g, i))
+				mask |= 1u << i;
+	}
+	return mask;
 }

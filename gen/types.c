@@ -489,6 +489,21 @@ static const char *nearest_name(const char *key, mmagen_type *type)
 	return best;
 }
 
+/* Names of a class of types rather than one type: the answer lists the
+ * class's members instead of the nearest single spelling ("fp8" is one
+ * edit from the alias "fp4", which would be the wrong advice). */
+static const struct {
+	const char *name, *members;
+} classes[] = {
+	{ "fp8", "e4m3 or e5m2" }, { "f8", "e4m3 or e5m2" },
+	{ "float8", "e4m3 or e5m2" },
+	{ "fp6", "e3m2 or e2m3" }, { "f6", "e3m2 or e2m3" },
+	{ "float6", "e3m2 or e2m3" },
+	{ "f4", "e2m1 (alias fp4)" }, { "float4", "e2m1 (alias fp4)" },
+	{ "int", "s32, s8 or s4" }, { "uint", "u8 or u4" },
+	{ "ue8", "ue8m0" },
+};
+
 static mmagen_status unknown_type(const char *s, const char *key)
 {
 	char known[256] = "";
@@ -502,6 +517,11 @@ static mmagen_status unknown_type(const char *s, const char *key)
 		len += (size_t)snprintf(known + len, sizeof known - len,
 					"%s%s", i > 1 ? ", " : "",
 					types[i].name);
+	for (i = 0; i < ARRAY_SIZE(classes); i++)
+		if (strcmp(key, classes[i].name) == 0)
+			return mmagen_set_error(MMAGEN_UNKNOWN_NAME,
+						"unknown element type '%.40s': it names "
+						"several; use %s", s, classes[i].members);
 	if (strcmp(guess, types[near].name) != 0)
 		snprintf(also, sizeof also, " (%s)", types[near].name);
 	return mmagen_set_error(MMAGEN_UNKNOWN_NAME,

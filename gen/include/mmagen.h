@@ -298,11 +298,33 @@ void mmagen_request_init_size(mmagen_request *r, size_t size);
  * a request whose size is wrong (mmagen_last_error says why). */
 MMAGEN_API
 int mmagen_form_matches(const mmagen_request *r, const mmagen_form *f);
-/* Exactly one form must match on r->target; forms that differ only in the
- * A source (registers/shared memory) pick the first unless asrc is set.
- * On failure the message names the rule and the nearest legal forms. */
+/* Exactly one form must match on r->target; forms that print the same
+ * opcode (the A source, tcgen05's descriptor types and scale type) pick
+ * the first in table order (mmagen_select_defaults says which fields that
+ * fixed).  On failure the message names the rule and the nearest legal
+ * forms; when several opcodes match (MMAGEN_AMBIGUOUS), the fields that
+ * tell them apart with their values, and how many forms match. */
 MMAGEN_API
 mmagen_status mmagen_select(const mmagen_request *r, const mmagen_form **out);
+/* After mmagen_select(r) chose f: the facets (below) that r leaves open
+ * and in which other forms matching r on its target differ from f, as a
+ * bit mask (bit i: facet i); 0 when r names f alone.  Callers report
+ * these as the defaults taken ("stype ue4m3, asrc smem"). */
+MMAGEN_API
+uint32_t mmagen_select_defaults(const mmagen_request *r, const mmagen_form *f);
+
+/* Facets: a form's selector fields as the command line names them.
+ * Facet i (0, 1, ... while the name is not NULL) is one option without
+ * "--": "family", "shape", "a", "b", "c", "d", "sparse", "layout",
+ * "satfinite", "popc", "kind", "block-scale", "scale-vec", "stype",
+ * "cta-group", "ws", "ashift", "asrc", "rnd", "num", "trans", "ldtype".
+ * Its value for f is the spelling that option takes ("tcgen05.mma.sp",
+ * "m16n8k16", "row.col", "2X", "ue4m3", "no"), or "-" where f has none;
+ * passing every value that is not "-" selects f alone. */
+MMAGEN_API
+const char *mmagen_facet_name(unsigned i);
+MMAGEN_API
+const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_t n);
 
 
 /* ---- fragment layouts (mma.sync and mma.sp; gen/layout.c) ----

@@ -82,7 +82,8 @@ assert all("e4m3" in (r["a"], r["b"]) for r in rows)
 assert any(r["shape"] == "m64n256k32" for r in rows)
 PY
 expect_ok list --arch sm_90 --opcodes
-LC_ALL=C sort -c "$tmp/stdout" && ok || ko "--opcodes not sorted"
+python3 -c 'import re,sys; o = open(sys.argv[1]).read().split(); k = lambda s: [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", s)]; sys.exit(o != sorted(o, key=k))' \
+	"$tmp/stdout" && ok || ko "--opcodes not in natural order"
 grep -qx "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" "$tmp/stdout" && ok || ko "--opcodes lacks the bf16 form"
 grep -q "wgmma" "$tmp/stdout" && ko "sm_90 lists wgmma" || ok
 [ "$(uniq -d "$tmp/stdout" | wc -l)" -eq 0 ] && ok || ko "--opcodes has duplicates"

@@ -82,7 +82,7 @@ usage 2 "'doc cli' takes no --format" doc cli --format ptx -o "$O"
 usage 2 "'quantize' takes no --arch" quantize --arch sm_90 --format mxfp8 --in x --out "$O" --scales y
 usage 2 "'bench load' takes no --seed" bench load --opcode "$OP" --seed 1
 usage 2 "'emit tile' takes no --all" emit tile --arch sm_90a --opcode "$OP" --output="$O" --all
-usage 2 "list prints one of --json, --opcodes, --targets" list --json --opcodes
+usage 2 "list prints one of --opcodes, --targets" list --opcodes --targets
 usage 2 "list --targets prints every target" list --targets --family wgmma
 usage 2 "--sample-n samples --all" run tile --opcode "$OP" --sample-n
 # the request is checked before looking for a GPU (no GPU: exit 77)

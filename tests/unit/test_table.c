@@ -212,7 +212,7 @@ static void test_selection(void)
 		  "exists only on the sm_120 family" },
 		{ "sm_90", "mma", "m16n8k16", "f16", "f16", "f32", "f32", MMAGEN_OK, NULL },
 		{ "sm_90", "mma", "m16n8k16", "f16", "f16", NULL, NULL, MMAGEN_AMBIGUOUS,
-		  "give more fields" },
+		  "that differ in --c (f16, f32), --d (f16, f32); give those fields" },
 		{ "sm_90", "mma", "m16n8k12", "f16", "f16", "f32", "f32", MMAGEN_ILLEGAL_FORM,
 		  "nearest legal on sm_90: mma.sync.aligned.m16n8k" },
 		{ "sm_75", "mma", "m16n8k16", "bf16", "bf16", "f32", "f32", MMAGEN_TARGET,
