@@ -8,8 +8,9 @@
 # instruction, with 2 an error.  Off target the code traps: the compute_80
 # PTX has trap and no wgmma; the sm_90a PTX has the wgmma.  Exit 77
 # without nvcc.
-mm=$1 nvcc=$2 dir=$3/cuda-guards
+nvcc=$2 dir=$3/cuda-guards
 [ -x "$nvcc" ] || { echo "nvcc not found: skipped"; exit 77; }
+mm=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")" && pwd)/guards.cu
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 cd "$dir" || exit 1
