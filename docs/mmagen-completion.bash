@@ -81,7 +81,7 @@ _mmagen()
 		--ldtype) COMPREPLY=($(compgen -W "b16 b8 b6p32 b4p64 " -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx cuda text " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --all --format --output --help " -- "$cur"));;
 		esac;;
 	"emit tile")
 		case "$prev" in

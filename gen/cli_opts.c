@@ -382,8 +382,9 @@ static const struct cli_opt options[] = {
 	FN("--n", "N", TILE, "Tile", set_mn, tile.n, NULL,
 	   "tcgen05's N, in the instruction descriptor (default 64; cta_group::2: 128)"),
 
-	FLAG("--all", C(RUN_TILE), "Run", all,
-	     "every form of the target that the selector fields match, and a pass table"),
+	FLAG("--all", C(RUN_TILE) | C(EMIT_INSTR), "Run", all,
+	     "every form of the target that the selector fields match (run tile: and a pass table; "
+	     "emit instr: one CUDA header)"),
 	FLAG("--sample-n", C(RUN_TILE), "Run", sample_n,
 	     "with --all: for wgmma only the smallest N, 128 and the largest"),
 	FN("--seed", "N", C(RUN_TILE) | RG, "Run", set_seed, run.seed, NULL,

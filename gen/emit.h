@@ -94,8 +94,12 @@ extern const unsigned reg_bytes[];
 void emit_test_entry(struct buf *b, const mmagen_form *f, const char *name);
 /* The standalone module of f on target t: comment, header, one entry. */
 void emit_module(struct buf *b, const mmagen_form *f, int t);
-/* The CUDA wrapper header of f on target t with operands in (cuda.c). */
-void emit_cuda(struct buf *b, const mmagen_form *f, int t, const struct instr *in);
+/* The CUDA wrapper header of forms fs[0..n) (distinct opcodes, each on
+ * target t) (cuda.c). */
+void emit_cuda(struct buf *b, const mmagen_form *const *fs, size_t n, int t);
+/* The preprocessor condition under which nvcc's device pass compiles for a
+ * target that has f ("__CUDA_ARCH__ >= 800", ...) (cuda.c). */
+void cuda_guard(struct buf *b, const mmagen_form *f);
 
 /* One module for target t at .version `version` with one entry per form
  * ("mmagen_f0", ...); first_line[i], if given, receives the line where

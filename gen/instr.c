@@ -31,7 +31,7 @@ mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 		emit_module(&b, f, t);
 		break;
 	case MMAGEN_FMT_CUDA:
-		emit_cuda(&b, f, t, &in);
+		emit_cuda(&b, &f, 1, t);
 		break;
 	case MMAGEN_FMT_TEXT:
 		family_emitter(f->family)->opcode(f, &b);

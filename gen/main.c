@@ -104,6 +104,40 @@ static int write_manifest(const struct opts *o, const char *text, size_t len,
 	return rc;
 }
 
+/* emit instr --all: one CUDA header for every form the fields match. */
+static int emit_instr_all(struct opts *o)
+{
+	const mmagen_form **fs;
+	size_t n = 0;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (!o->arch)
+		return cli_fail(CLI_USAGE, "emit needs --arch (e.g. --arch sm_90a)");
+	if (o->format != MMAGEN_FMT_CUDA)
+		return cli_fail(CLI_USAGE, "--all writes one CUDA header; add --format cuda");
+	if (!(fs = malloc(mmagen_form_count() * sizeof *fs)))
+		return cli_fail(1, "out of memory");
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		if (mmagen_form_on_target(f, o->req.target) && mmagen_form_matches(&o->req, f))
+			fs[n++] = f;
+	}
+	if (!n) {
+		free(fs);
+		return cli_fail(1, "no form on %s has these fields; see '" CLI_PROG " list --arch %s'",
+				o->arch, o->arch);
+	}
+	rc = mmagen_emit_cuda(fs, n, o->req.target, &text, &len);
+	free(fs);
+	if (rc)
+		return cli_lib_fail(1, NULL);
+	rc = write_out(o, text, len);
+	mmagen_free(text);
+	return rc;
+}
+
 static int cmd_emit_instr(struct opts *o)
 {
 	const mmagen_form *f;
@@ -111,6 +145,8 @@ static int cmd_emit_instr(struct opts *o)
 	size_t len;
 	int rc;
 
+	if (o->all)
+		return emit_instr_all(o);
 	if ((rc = select_form(o, "emit", &f)))
 		return rc;
 	if (mmagen_emit_instr(f, o->req.target, (mmagen_format)o->format, &text, &len))

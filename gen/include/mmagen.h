@@ -551,6 +551,13 @@ typedef enum mmagen_format {
 MMAGEN_API
 mmagen_status mmagen_emit_instr(const mmagen_form *f, int t, mmagen_format fmt,
 				char **out, size_t *len);
+/* One CUDA header with a wrapper for each of fs[0..n), all on target t
+ * (forms that print the same instruction share one wrapper); each wrapper
+ * is guarded by nvcc's architecture macros, so the header builds for any
+ * -arch / -gencode set.  *out is freed with mmagen_free(). */
+MMAGEN_API
+mmagen_status mmagen_emit_cuda(const mmagen_form *const *fs, size_t n, int t,
+			       char **out, size_t *len);
 
 /* docs/signatures.md: the table as Markdown, one line per row. */
 MMAGEN_API
