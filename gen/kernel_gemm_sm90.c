@@ -421,6 +421,28 @@ static void emit_promotion(struct kb *kb, kreg sums, kreg part)
 		ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i), kr_at(part, i));
 }
 
+/* Tile %tile of the grouped order -> its first row %m0 and column %n0:
+ * tiles go down `group` tile rows, then one tile column to the right.
+ * Uses the template's registers; written at both places it is needed. */
+static void emit_tile_origin(struct kb *kb, const struct gemm_plan *g, const char *slot)
+{
+	kb_at(kb, slot);
+	ke(kb, "\t// tile origin: %tile -> %m0, %n0\n"
+	       "\tmul.lo.u32 %per_group, %tiles_n, $u;\n"
+	       "\tdiv.u32 %group, %tile, %per_group;\n"
+	       "\tmul.lo.u32 %first, %group, $u;\n"
+	       "\tsub.u32 %rows, %tiles_m, %first;\n"
+	       "\tmin.u32 %rows, %rows, $u;\n"
+	       "\trem.u32 %in, %tile, %per_group;\n"
+	       "\trem.u32 %tm, %in, %rows;\n"
+	       "\tadd.u32 %tm, %tm, %first;\n"
+	       "\tdiv.u32 %tn, %in, %rows;\n"
+	       "\tmul.lo.u32 %m0, %tm, $u;\n"
+	       "\tmul.lo.u32 %n0, %tn, $u;\n"
+	       "\t// tile origin end\n",
+	   g->group, g->group, g->group, g->bm * g->cluster, g->bn);
+}
+
 static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 {
 	kb_set(kb, "bm", "$u", g->bm);
@@ -434,7 +456,6 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "stages", "$u", g->stages);
 	kb_set(kb, "stages_minus_1", "$u", g->stages - 1);
 	kb_set(kb, "stages_x8", "$u", 8 * g->stages);
-	kb_set(kb, "group", "$u", g->group);
 	kb_set(kb, "b_offset", "$u", g->stages * g->a_stage);
 	kb_set(kb, "bar_offset", "$u", g->stages * (g->a_stage + g->b_stage) + g->d_stage);
 	kb_set(kb, "stage_bytes", "$u", g->a_stage + g->b_stage);
@@ -445,7 +466,6 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "a_wg_bytes", "$u", 64 * SWIZZLE_BYTES);
 	kb_flag(kb, "cluster", g->cluster == 2);
 	kb_set(kb, "empty_count", "$u", 8u * g->cluster);   /* consumer warps of the cluster */
-	kb_set(kb, "cm_log2", "$u", log2u(g->bm * g->cluster));
 	kb_set(kb, "b_half_bytes", "$u", g->b_stage / 2);
 	kb_set(kb, "b_half_rows", "$u", g->bn / 2);
 	kb_set(kb, "producer_regs", "$u", PRODUCER_REGS);
@@ -484,6 +504,8 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 		kb_free(&kb);
 		return s;
 	}
+	emit_tile_origin(&kb, g, "tile_origin_p");
+	emit_tile_origin(&kb, g, "tile_origin_c");
 	kb_at(&kb, "header");
 	/* setmaxnreg and cvta.param need PTX 8.0 */
 	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);
