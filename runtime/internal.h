@@ -109,6 +109,19 @@ struct mmart_ctx {
 	struct mmart_module *modules;
 };
 
+/* jit.c: whole-program compilation of PTX */
+enum { MMART_JIT_AUTO, MMART_JIT_PTXAS, MMART_JIT_DRIVER, MMART_JIT_LINK };
+struct mmart_ptxas {
+	const char *path;
+	int major, minor;       /* the device */
+};
+MMART_HIDDEN int mmart_jit_mode(void);
+MMART_HIDDEN int mmart_find_ptxas(char *out, size_t n);
+MMART_HIDDEN void mmart_ptx_arch(const char *ptx, int major, int minor, char *out, size_t n);
+MMART_HIDDEN void mmart_ptxas_id(const char *ptxas, char *out, size_t n);
+MMART_HIDDEN mmart_status mmart_ptxas_compile(void *user, const char *ptx, void **cubin,
+					      size_t *size, char *log, size_t logsize);
+
 /* Make ctx current in this thread (contexts are per thread). */
 MMART_HIDDEN mmart_status mmart_ctx_bind(mmart_ctx *ctx);
 

@@ -1,9 +1,9 @@
 /* module.c - PTX to loaded module, through two caches.
  *
  * In process: a module belongs to a context, so each mmart_ctx keeps the
- * modules it loaded, by PTX hash.  On disk: the cubin that the driver's JIT
- * linker makes of the PTX, keyed by PTX, device and driver (cache.c).
- * Both paths then load a cubin with cuModuleLoadDataEx, logs attached.
+ * modules it loaded, by PTX hash.  On disk: the cubin that ptxas makes of
+ * the PTX as a whole program, keyed by PTX, device, driver and ptxas
+ * (cache.c, jit.c); without ptxas the driver compiles the PTX itself.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -105,28 +105,37 @@ static mmart_status load_image(const void *image, CUmodule *mod)
 
 /* Load through the disk cache; a cached cubin the driver refuses is
  * rebuilt once, bypassing the cache. */
-static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
-			     int *hit)
+/* The driver's whole-program JIT on the PTX itself: no cubin comes back,
+ * so mmart's disk cache is bypassed (the driver's cache may answer). */
+static mmart_status load_driver(const char *ptx, CUmodule *mod, int *hit)
 {
-	char extra[128], log[MMART_LOG_SIZE];
+	struct jit_logs l;
+	CUresult res;
+
+	jit_logs_init(&l);
+	*hit = MMART_CACHE_BYPASS;
+	res = cu.cuModuleLoadDataEx(mod, ptx, 4, l.opt, l.val);
+	return res ? mmart_cu_error("cuModuleLoadDataEx", res, jit_log(&l)) : MMART_OK;
+}
+
+/* Compile (or take from the disk cache) with fn, then load; a cached
+ * cubin the driver refuses is rebuilt once, bypassing the cache. */
+static mmart_status load_cached(const char *ptx, const char *extra, mmart_compile_fn fn,
+				void *user, CUmodule *mod, int *hit)
+{
+	char log[MMART_LOG_SIZE];
 	void *cubin = NULL;
 	size_t size = 0;
 	mmart_status s;
 
-	/* What besides the PTX shapes the cubin.  "jit=default": we pass no
-	 * optimisation options; name any we add here. */
-	snprintf(extra, sizeof extra, "sm_%d%d driver=%d abi=%d jit=default",
-		 ctx->cc_major, ctx->cc_minor, mmart_driver_api_version(),
-		 MMART_CU_ABI);
-	s = mmart_cache_get_or_build(NULL, ptx, extra, link_ptx, ctx, &cubin,
-				     &size, hit);
+	s = mmart_cache_get_or_build(NULL, ptx, extra, fn, user, &cubin, &size, hit);
 	if (s != MMART_OK)
 		return s;
 	s = load_image(cubin, mod);
 	if (s != MMART_OK && *hit == MMART_CACHE_HIT) {
 		mmart_host_free(cubin);
 		cubin = NULL;
-		s = link_ptx(ctx, ptx, &cubin, &size, log, sizeof log);
+		s = fn(user, ptx, &cubin, &size, log, sizeof log);
 		*hit = MMART_CACHE_BYPASS;
 		if (s != MMART_OK)
 			return mmart_set_error(s, "%s", log);
@@ -135,6 +144,42 @@ static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
 	}
 	mmart_host_free(cubin);
 	return s;
+}
+
+/* PTX as a whole program (jit.c says why): ptxas when there is one, else
+ * the driver; MMART_JIT forces a way. */
+static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
+			     int *hit)
+{
+	char extra[4400], path[4096], id[4200];
+	int mode = mmart_jit_mode();
+	mmart_status s;
+
+	if (mode == MMART_JIT_LINK) {
+		/* What besides the PTX shapes the cubin.  "jit=default": we
+		 * pass no optimisation options; name any we add here. */
+		snprintf(extra, sizeof extra, "sm_%d%d driver=%d abi=%d jit=default",
+			 ctx->cc_major, ctx->cc_minor, mmart_driver_api_version(),
+			 MMART_CU_ABI);
+		return load_cached(ptx, extra, link_ptx, ctx, mod, hit);
+	}
+	if (mode != MMART_JIT_DRIVER && mmart_find_ptxas(path, sizeof path)) {
+		struct mmart_ptxas px = { path, ctx->cc_major, ctx->cc_minor };
+		mmart_ptxas_id(path, id, sizeof id);
+		snprintf(extra, sizeof extra, "sm_%d%d driver=%d abi=%d jit=whole %s",
+			 ctx->cc_major, ctx->cc_minor, mmart_driver_api_version(),
+			 MMART_CU_ABI, id);
+		s = load_cached(ptx, extra, mmart_ptxas_compile, &px, mod, hit);
+		if (s == MMART_OK || mode == MMART_JIT_PTXAS || s == MMART_JIT)
+			return s;
+		/* the driver refused ptxas's cubin (a ptxas newer than the
+		 * driver, say): its own JIT then */
+	} else if (mode == MMART_JIT_PTXAS) {
+		return mmart_set_error(MMART_JIT,
+				       "MMART_JIT=ptxas but no ptxas found ($MMART_PTXAS, PATH, "
+				       "/usr/local/cuda/bin); unset MMART_JIT to let the driver compile");
+	}
+	return load_driver(ptx, mod, hit);
 }
 
 mmart_status mmart_load_ptx(mmart_ctx *ctx, const char *ptx,
