@@ -407,7 +407,7 @@ static const struct cli_opt options[] = {
 	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
 	   "shared-memory pipeline stages (default 4)"),
 	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
-	   "CTAs per cluster; 2 shares B through TMA multicast (default 1)"),
+	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path)"),
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
 	   "tile rows walked together for L2 reuse (default 8)"),
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
