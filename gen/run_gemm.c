@@ -86,49 +86,6 @@ struct gpu {
 	int lt_int_scale;             /* alpha and beta are s32 (int8 -> s32) */
 };
 
-/* The tensor map's element type: TMA only copies bytes, so any type of
- * the right width will do; tf32 travels as the f32 it is stored as (the
- * tensor cores ignore its low 13 bits), the 8-bit types as U8. */
-static mmart_tensor_dtype tensor_dtype(mmagen_type t)
-{
-	switch (t) {
-	case MMAGEN_BF16: return MMART_TENSOR_BF16;
-	case MMAGEN_F16:  return MMART_TENSOR_F16;
-	case MMAGEN_TF32: return MMART_TENSOR_F32;
-	default:
-		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
-		return MMART_TENSOR_U8;
-	}
-}
-
-/* D's element type for its tensor map (stores copy bytes too). */
-static mmart_tensor_dtype out_dtype(mmagen_type t)
-{
-	switch (t) {
-	case MMAGEN_BF16: return MMART_TENSOR_BF16;
-	case MMAGEN_F16:  return MMART_TENSOR_F16;
-	case MMAGEN_S32:  return MMART_TENSOR_S32;
-	default:
-		assert(t == MMAGEN_F32);
-		return MMART_TENSOR_F32;
-	}
-}
-
-/* The map of A (rows M) or B (rows N): dims {K, rows}, box from the
- * manifest, 128-byte swizzle, out-of-bounds elements zero. */
-static mmart_tensor_desc operand_map(mmagen_type t, uint64_t addr, uint32_t k, uint32_t rows,
-				     const unsigned box[2])
-{
-	assert(mmart_tensor_dtype_size(tensor_dtype(t)) == rg_elem_bytes(t));
-	return (mmart_tensor_desc){
-		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
-		.dims = { k, rows }, .strides = { (uint64_t)k * rg_elem_bytes(t) },
-		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
-		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-	};
-}
-
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
  * alignment is not enough. */
 static struct dev_set *alloc_sets(unsigned n)
@@ -139,40 +96,19 @@ static struct dev_set *alloc_sets(unsigned n)
 	return s;
 }
 
-/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
- * and swizzle from mmagen_gemm_info. */
+/* The tensor maps of the manifest (rg_tensor_descs), encoded. */
 static int encode_maps(struct gpu *g, struct dev_set *s)
 {
-	const struct rg_problem *p = g->p;
-	const mmagen_gemm_info *i = &g->info;
-	mmart_tensor_desc a = operand_map(p->a, s->a, p->k, p->m, i->box_a);
-	mmart_tensor_desc b = operand_map(p->b, s->b, p->k, p->n, i->box_b);
+	mmart_tensor_desc desc[3];
+	int d_tma = 0;
 
-	/* the generator swizzles 128 bytes today; anything else is a new
-	 * manifest this code has not learnt */
-	if (i->swizzle != 128) {
-		fprintf(stderr, "mmagen: run gemm: the kernel wants a %u-byte swizzle; this runner knows 128\n",
-			i->swizzle);
-		return 1;
-	}
-	if (mmart_tensor_map_encode(g->ctx, "A", &a, &s->ta) ||
-	    mmart_tensor_map_encode(g->ctx, "B", &b, &s->tb))
+	if (rg_tensor_descs(g->p, &g->info, s->a, s->b, s->d, desc, &d_tma))
+		return rg_said();
+	if (mmart_tensor_map_encode(g->ctx, "A", &desc[0], &s->ta) ||
+	    mmart_tensor_map_encode(g->ctx, "B", &desc[1], &s->tb) ||
+	    (d_tma && mmart_tensor_map_encode(g->ctx, "D", &desc[2], &s->td)))
 		return rt_fail("tensor map");
-	/* D through TMA stores when the kernel has them and D allows a map
-	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
-	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
-	s->d_tma = i->box_d[0] && s->d % 16 == 0 && row % 16 == 0;
-	if (s->d_tma) {
-		mmart_tensor_desc d = {
-			.dtype = out_dtype(p->out), .rank = 2, .addr = s->d,
-			.dims = { p->n, p->m }, .strides = { row },
-			.box = { i->box_d[0], i->box_d[1] }, .elem_strides = { 1, 1 },
-			.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-			.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-		};
-		if (mmart_tensor_map_encode(g->ctx, "D", &d, &s->td))
-			return rt_fail("tensor map");
-	}
+	s->d_tma = (uint32_t)d_tma;
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #define MMAGEN_RUN_GEMM_H
 
 #include "mmagen.h"
+#include "mmart.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -172,6 +173,16 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout);
  * cluster per work unit. */
 unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
 		 unsigned tile_n, unsigned cluster);
+
+/* The tensor maps of the manifest for operands at device addresses a, b
+ * and d: out[0] A over dims {K, M}, out[1] B over {K, N} (row strides K
+ * elements), boxes and swizzle from i; out[2] D over {N, M} (row stride
+ * N elements, box box_d) when the kernel stores through a map and D
+ * allows one (*d_tma 1: base 16-byte aligned, N * element size a multiple
+ * of 16), else zero and *d_tma 0.  -1 for a manifest this runner does
+ * not know (another swizzle, MN-major operands). */
+int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
+		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma);
 
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);

@@ -535,6 +535,58 @@ unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
 	return (unsigned)((units < most ? units : most) * cluster);
 }
 
+/* ---- tensor maps ---- */
+/* The map's element type: TMA only copies bytes, so any type of the right
+ * width will do; tf32 travels as the f32 it is stored as (the tensor
+ * cores ignore its low 13 bits), the 8-bit types as U8. */
+static mmart_tensor_dtype tensor_dtype(mmagen_type t)
+{
+	switch (t) {
+	case MMAGEN_BF16: return MMART_TENSOR_BF16;
+	case MMAGEN_F16:  return MMART_TENSOR_F16;
+	case MMAGEN_TF32: case MMAGEN_F32: return MMART_TENSOR_F32;
+	case MMAGEN_S32:  return MMART_TENSOR_S32;
+	default:
+		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
+		return MMART_TENSOR_U8;
+	}
+}
+
+/* A row-major rows x cols matrix of t at addr, box from the manifest,
+ * 128-byte swizzle, out-of-bounds elements zero. */
+static mmart_tensor_desc matrix_map(mmagen_type t, uint64_t addr, uint32_t cols, uint32_t rows,
+				    const unsigned box[2])
+{
+	return (mmart_tensor_desc){
+		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
+		.dims = { cols, rows }, .strides = { (uint64_t)cols * rg_elem_bytes(t) },
+		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
+		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
+		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
+	};
+}
+
+int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
+		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma)
+{
+	/* the generator swizzles 128 bytes and reads K-major A and B today;
+	 * anything else is a manifest this code has not learnt */
+	if (i->swizzle != 128)
+		return rg_fail("the kernel wants a %u-byte swizzle; this runner knows 128", i->swizzle);
+	if (p->a_mn || p->b_mn)
+		return rg_fail("this runner encodes tensor maps of K-major A and B only (layout tn)");
+	out[0] = matrix_map(p->a, a, p->k, p->m, i->box_a);
+	out[1] = matrix_map(p->b, b, p->k, p->n, i->box_b);
+	/* D through TMA stores when the kernel has them and D allows a map
+	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
+	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
+	*d_tma = i->box_d[0] && d % 16 == 0 && row % 16 == 0;
+	memset(&out[2], 0, sizeof out[2]);
+	if (*d_tma)
+		out[2] = matrix_map(p->out, d, p->n, p->m, i->box_d);
+	return 0;
+}
+
 /* ---- operands on disk ---- */
 #define DESC_NAME "gemm.json"
 #define DESC_FORMAT "mmagen gemm operands"
