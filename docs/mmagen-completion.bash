@@ -270,7 +270,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

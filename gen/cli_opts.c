@@ -438,6 +438,12 @@ static const struct cli_opt options[] = {
 	    "write A, B, C, D (raw little-endian) and gemm.json describing them into DIR"),
 	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,
 	    "take A, B and C from a directory that --save wrote (its gemm.json must match the request)"),
+	FLAG("--tune", RG, "Run GEMM", rg.tune,
+	     "try tile N, stages, cluster and group choices (each checked, then timed), use the "
+	     "fastest and remember it per GPU, types and shape class for later runs"),
+	FLAG("--time-load", RG, "Run GEMM", rg.time_load,
+	     "time generation, a cold JIT load (every cache off from process start) and a warm "
+	     "load from the mmagen cache, instead of running (no --m/--n/--k needed)"),
 
 	NAMED("--format", C(EMIT_TILE), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
