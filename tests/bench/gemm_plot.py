@@ -67,8 +67,8 @@ def panel(out, y0, name, rows):
     title = "%s: %s against problem size" % (name, unit)
     if gm is not None:
         title += " (geometric mean of %d ratios mmagen/cuBLASLt: %.3f)" % (len(ratios), gm)
-    out.append('<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>'
-               % (LEFT, y0 + 22, escape(title)))
+    out.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
+               % (LEFT, y0 + 16, escape(title)))
     for t in range(6):
         v = top * t / 5
         out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
@@ -90,9 +90,9 @@ def panel(out, y0, name, rows):
             out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (px, py, COLORS[who]))
     for j, who in enumerate(("mmagen", "cuBLASLt")):
         lx = LEFT + w - 200 + j * 100
-        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>'
-                   % (lx, y0 + 12, COLORS[who]))
-        out.append('<text x="%d" y="%d" font-size="12">%s</text>' % (lx + 16, y0 + 22, who))
+        out.append('<rect x="%d" y="%d" width="12" height="10" fill="%s"/>'
+                   % (lx, y0 + 24, COLORS[who]))
+        out.append('<text x="%d" y="%d" font-size="12">%s</text>' % (lx + 16, y0 + 34, who))
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#888"/>'
                % (LEFT, y0 + TOP, w, h))
 
