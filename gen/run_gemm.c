@@ -798,7 +798,7 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 	mmagen_gemm_request best_r = *r;
 	mmagen_gemm_info best_i = g->info;
 	struct rg_tune_key key;
-	char path[4200], note[512] = "", kt[256], ct[128];
+	char path[4200], note[512] = "", kt[256], ct[128], no_path[512] = "";
 	double flop = 2.0 * d->p.m * d->p.n * d->p.k;
 	int have_path, rc = 1;
 
@@ -808,6 +808,8 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 		return 1;
 	key_text(&key, kt, sizeof kt);
 	have_path = !rg_tune_path(path, sizeof path);
+	if (!have_path)
+		snprintf(no_path, sizeof no_path, "%s", rg_error());
 	if (!g->stream && mmart_stream_create(g->ctx, &g->stream))
 		return rt_fail("stream");
 	unsigned n = rg_tune_candidates(r, cand, 32), tried = 0;
@@ -865,7 +867,7 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 	choice_text(&best_i, best_r.group, ct, sizeof ct);
 	printf("best: %s, %.1f\n", ct, best.tflops);
 	if (!have_path)
-		printf("not remembered: %s\n", rg_error());
+		printf("not remembered: %s\n", no_path);
 	else if (rg_tune_record(path, &key, &best, note, sizeof note))
 		printf("not remembered: %s\n", rg_error());
 	else
