@@ -242,7 +242,7 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
-		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
+		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --format --output --help " -- "$cur"));;
 		esac;;
@@ -270,7 +270,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

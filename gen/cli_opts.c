@@ -278,6 +278,9 @@ static const struct cli_value gemm_path_vals[] = {
 static const struct cli_value tile_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
 	{ NULL, 0, 0 } };
+static const struct cli_value gemm_fmt_vals[] = {
+	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
+	{ "c", MMAGEN_FMT_CUDA, 0 }, { NULL, 0, 0 } };
 
 /* ---- the option table ----
  * Row macros: FLAG (no argument), STR (the argument as given), NAMED (one
@@ -435,9 +438,17 @@ static const struct cli_opt options[] = {
 	    "write A, B, C, D (raw little-endian) and gemm.json describing them into DIR"),
 	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,
 	    "take A, B and C from a directory that --save wrote (its gemm.json must match the request)"),
+	FLAG("--tune", RG, "Run GEMM", rg.tune,
+	     "try tile N, stages, cluster and group choices (each checked, then timed), use the "
+	     "fastest and remember it per GPU, types and shape class for later runs"),
+	FLAG("--time-load", RG, "Run GEMM", rg.time_load,
+	     "time generation, a cold JIT load (every cache off from process start) and a warm "
+	     "load from the mmagen cache, instead of running (no --m/--n/--k needed)"),
 
-	NAMED("--format", C(EMIT_TILE) | C(GEMM), "Output", format, tile_fmt_vals,
+	NAMED("--format", C(EMIT_TILE), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
+	NAMED("--format", C(GEMM), "Output", format, gemm_fmt_vals,
+	      "the kernel (default), its JSON manifest, or a C header embedding both"),
 	STR("--output", "-o", "FILE", EMIT | DOC | C(GEMM), "Output", out,
 	    "write FILE instead of standard output (see Output files)"),
 

@@ -482,10 +482,33 @@ static void print_row(const char *step, const char *caches, double *v, int n)
  * warm load (mmagen's disk cache): medians of REPS runs each.  Every
  * load runs in a fresh context; the cold and first loads in fresh
  * processes (see above). */
+struct tile_gen {
+	const mmagen_form *f;
+	int t;
+	const mmagen_tile_opts *opts;
+};
+
+static int gen_tile(void *user, char **ptx)
+{
+	const struct tile_gen *tg = user;
+	if (mmagen_emit_tile(tg->f, tg->t, tg->opts, MMAGEN_FMT_PTX, ptx, NULL))
+		return fail_lib("emit");
+	return 0;
+}
+
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 {
+	struct tile_gen tg = { f, t, o->tile };
+	char op[256], what[300];
+	snprintf(what, sizeof what, "%s on %s", mmagen_form_opcode(f, op, sizeof op),
+		 mmagen_target_name(t));
+	return bench_load_gen(what, gen_tile, &tg, o);
+}
+
+int bench_load_gen(const char *what, bench_gen_fn *gen_ptx, void *user, const struct run_opts *o)
+{
 	double gen[REPS], cold[REPS], first[REPS], second[REPS], warm[REPS], two[2];
-	char *ptx = NULL, op[256];
+	char *ptx = NULL;
 	char dir[1024];
 	char mdir[sizeof dir + 32], cdir[sizeof dir + 32];
 	const char *tmpdir = getenv("TMPDIR");
@@ -497,10 +520,8 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 		double t0 = now_ms();
 		mmagen_free(ptx);
 		ptx = NULL;
-		if (mmagen_emit_tile(f, t, o->tile, MMAGEN_FMT_PTX, &ptx, NULL)) {
-			fail_lib("emit");
+		if (gen_ptx(user, &ptx))
 			goto out;
-		}
 		gen[i] = now_ms() - t0;
 		if (child)
 			break;
@@ -552,8 +573,7 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o)
 		if (hit != MMART_CACHE_HIT)
 			fprintf(stderr, "mmagen: warning: warm load was not a cache hit (%d)\n", hit);
 	}
-	printf("bench load: %s on %s, %zu bytes of PTX, medians of %d\n",
-	       mmagen_form_opcode(f, op, sizeof op), mmagen_target_name(t), strlen(ptx), REPS);
+	printf("bench load: %s, %zu bytes of PTX, medians of %d\n", what, strlen(ptx), REPS);
 	printf("| step | caches | median ms | min ms | max ms |\n|---|---|---|---|---|\n");
 	print_row("generate", "-", gen, REPS);
 	print_row("cold load (JIT)",

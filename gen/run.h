@@ -24,6 +24,13 @@ int run_tile_all(int t, const mmagen_request *filter, int sample_n,
 		 const struct run_opts *o);
 int device_target(const struct run_opts *o, int *t);
 int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
+/* The same for any kernel: gen_ptx(user, &ptx) writes it (0, or 1 after
+ * saying why; *ptx freed with mmagen_free); `what` names it in the table.
+ * The cold loads re-run this program (/proc/self/exe, the same arguments)
+ * with MMAGEN_BENCH_CHILD set: the caller must reach this call again in
+ * that child, before touching the driver. */
+typedef int bench_gen_fn(void *user, char **ptx);
+int bench_load_gen(const char *what, bench_gen_fn *gen_ptx, void *user, const struct run_opts *o);
 /* After a module load: the one line why the disk cache was not used. */
 void cache_note(int hit);
 

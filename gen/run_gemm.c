@@ -86,49 +86,6 @@ struct gpu {
 	int lt_int_scale;             /* alpha and beta are s32 (int8 -> s32) */
 };
 
-/* The tensor map's element type: TMA only copies bytes, so any type of
- * the right width will do; tf32 travels as the f32 it is stored as (the
- * tensor cores ignore its low 13 bits), the 8-bit types as U8. */
-static mmart_tensor_dtype tensor_dtype(mmagen_type t)
-{
-	switch (t) {
-	case MMAGEN_BF16: return MMART_TENSOR_BF16;
-	case MMAGEN_F16:  return MMART_TENSOR_F16;
-	case MMAGEN_TF32: return MMART_TENSOR_F32;
-	default:
-		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
-		return MMART_TENSOR_U8;
-	}
-}
-
-/* D's element type for its tensor map (stores copy bytes too). */
-static mmart_tensor_dtype out_dtype(mmagen_type t)
-{
-	switch (t) {
-	case MMAGEN_BF16: return MMART_TENSOR_BF16;
-	case MMAGEN_F16:  return MMART_TENSOR_F16;
-	case MMAGEN_S32:  return MMART_TENSOR_S32;
-	default:
-		assert(t == MMAGEN_F32);
-		return MMART_TENSOR_F32;
-	}
-}
-
-/* The map of A (rows M) or B (rows N): dims {K, rows}, box from the
- * manifest, 128-byte swizzle, out-of-bounds elements zero. */
-static mmart_tensor_desc operand_map(mmagen_type t, uint64_t addr, uint32_t k, uint32_t rows,
-				     const unsigned box[2])
-{
-	assert(mmart_tensor_dtype_size(tensor_dtype(t)) == rg_elem_bytes(t));
-	return (mmart_tensor_desc){
-		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
-		.dims = { k, rows }, .strides = { (uint64_t)k * rg_elem_bytes(t) },
-		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
-		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-	};
-}
-
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
  * alignment is not enough. */
 static struct dev_set *alloc_sets(unsigned n)
@@ -139,40 +96,19 @@ static struct dev_set *alloc_sets(unsigned n)
 	return s;
 }
 
-/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
- * and swizzle from mmagen_gemm_info. */
+/* The tensor maps of the manifest (rg_tensor_descs), encoded. */
 static int encode_maps(struct gpu *g, struct dev_set *s)
 {
-	const struct rg_problem *p = g->p;
-	const mmagen_gemm_info *i = &g->info;
-	mmart_tensor_desc a = operand_map(p->a, s->a, p->k, p->m, i->box_a);
-	mmart_tensor_desc b = operand_map(p->b, s->b, p->k, p->n, i->box_b);
+	mmart_tensor_desc desc[3];
+	int d_tma = 0;
 
-	/* the generator swizzles 128 bytes today; anything else is a new
-	 * manifest this code has not learnt */
-	if (i->swizzle != 128) {
-		fprintf(stderr, "mmagen: run gemm: the kernel wants a %u-byte swizzle; this runner knows 128\n",
-			i->swizzle);
-		return 1;
-	}
-	if (mmart_tensor_map_encode(g->ctx, "A", &a, &s->ta) ||
-	    mmart_tensor_map_encode(g->ctx, "B", &b, &s->tb))
+	if (rg_tensor_descs(g->p, &g->info, s->a, s->b, s->d, desc, &d_tma))
+		return rg_said();
+	if (mmart_tensor_map_encode(g->ctx, "A", &desc[0], &s->ta) ||
+	    mmart_tensor_map_encode(g->ctx, "B", &desc[1], &s->tb) ||
+	    (d_tma && mmart_tensor_map_encode(g->ctx, "D", &desc[2], &s->td)))
 		return rt_fail("tensor map");
-	/* D through TMA stores when the kernel has them and D allows a map
-	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
-	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
-	s->d_tma = i->box_d[0] && s->d % 16 == 0 && row % 16 == 0;
-	if (s->d_tma) {
-		mmart_tensor_desc d = {
-			.dtype = out_dtype(p->out), .rank = 2, .addr = s->d,
-			.dims = { p->n, p->m }, .strides = { row },
-			.box = { i->box_d[0], i->box_d[1] }, .elem_strides = { 1, 1 },
-			.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-			.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-		};
-		if (mmart_tensor_map_encode(g->ctx, "D", &d, &s->td))
-			return rt_fail("tensor map");
-	}
+	s->d_tma = (uint32_t)d_tma;
 	return 0;
 }
 
@@ -614,24 +550,21 @@ static void print_timing(const char *who, const struct rg_problem *p, const stru
 	       t->gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
 }
 
-static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,
-		 const char *what)
+/* Enough operand sets that, between two uses of one, the others' A and B
+ * pass through the whole L2 (every set holds the same random values: L2
+ * caches addresses, not values), and the blocker that keeps the queue
+ * full (time_launches).  0, or 1 (said why; free_sets cleans up). */
+static int timing_sets(struct gpu *g, const struct rg_data *d, unsigned reps, uint64_t *blocker,
+		       uint64_t *blocker_bytes)
 {
-	const struct rg_problem *p = g->p;
-	uint64_t ab = rg_bytes(p, 'A') + rg_bytes(p, 'B');
-	uint64_t blocker_bytes = (uint64_t)o->reps * (64ull << 20), blocker = 0;
-	struct timing tm, tl;
-	char why[512] = "";
-	int rc = 1, have_lt;
-
-	/* enough sets that, between two uses of one, the others' A and B
-	 * pass through the whole L2.  Every set holds the same random
-	 * values: L2 caches addresses, not values. */
+	uint64_t ab = rg_bytes(g->p, 'A') + rg_bytes(g->p, 'B');
 	unsigned sets = (unsigned)(1 + (L2_BYTES + ab - 1) / ab);
 	if (sets < 2)
 		sets = 2;
 	if (sets > MAX_SETS)
 		sets = MAX_SETS;
+	*blocker = 0;
+	*blocker_bytes = (uint64_t)reps * (64ull << 20);
 	if (!(g->sets = alloc_sets(sets))) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
@@ -639,14 +572,30 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	for (g->nsets = 0; g->nsets < sets; g->nsets++)
 		if (upload_set(g, &g->sets[g->nsets], d, 0)) {
 			g->nsets++;
-			goto out;
+			return 1;
 		}
-	if (blocker_bytes < (512ull << 20))
-		blocker_bytes = 512ull << 20;
-	if (blocker_bytes > (4ull << 30))
-		blocker_bytes = 4ull << 30;
-	if (mmart_alloc(g->ctx, blocker_bytes, &blocker))
-		blocker = 0;       /* no room: time without it (gaps then show) */
+	if (*blocker_bytes < (512ull << 20))
+		*blocker_bytes = 512ull << 20;
+	if (*blocker_bytes > (4ull << 30))
+		*blocker_bytes = 4ull << 30;
+	if (mmart_alloc(g->ctx, *blocker_bytes, blocker))
+		*blocker = 0;       /* no room: time without it (gaps then show) */
+	return 0;
+}
+
+static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,
+		 const char *what)
+{
+	const struct rg_problem *p = g->p;
+	uint64_t ab = rg_bytes(p, 'A') + rg_bytes(p, 'B');
+	uint64_t blocker_bytes = 0, blocker = 0;
+	struct timing tm, tl;
+	char why[512] = "";
+	int rc = 1, have_lt;
+
+	if (timing_sets(g, d, o->reps, &blocker, &blocker_bytes))
+		goto out;
+	unsigned sets = g->nsets;
 	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u\n",
 	       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, o->reps);
 	if (time_launches(g, launch_mmagen, o->reps, blocker, blocker_bytes, &tm))
@@ -694,7 +643,8 @@ static int open_gpu(const struct run_opts *ro, mmart_ctx **ctx)
 	return s ? rt_fail("open") : 0;
 }
 
-static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
+/* The kernel of r loaded into g (g->fn); hit: where it came from. */
+static int load_kernel(struct gpu *g, const mmagen_gemm_request *r, int *hit)
 {
 	char *ptx = NULL;
 	mmart_module *mod;
@@ -704,16 +654,258 @@ static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
-	int hit = MMART_CACHE_MISS;
-	if (mmart_load_ptx(g->ctx, ptx, &mod, &hit) ||
+	*hit = MMART_CACHE_MISS;
+	if (mmart_load_ptx(g->ctx, ptx, &mod, hit) ||
 	    mmart_get_function(mod, g->info.kernel, &g->fn) ||
-	    mmart_func_set_max_dynamic_smem(g->ctx, g->fn, g->info.smem) ||
-	    mmart_stream_create(g->ctx, &g->stream))
+	    mmart_func_set_max_dynamic_smem(g->ctx, g->fn, g->info.smem))
 		rt_fail("load");
 	else
-		rc = 0, cache_note(hit);
+		rc = 0;
 	mmagen_free(ptx);
 	return rc;
+}
+
+static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
+{
+	int hit;
+	if (load_kernel(g, r, &hit))
+		return 1;
+	cache_note(hit);
+	if (!g->stream && mmart_stream_create(g->ctx, &g->stream))
+		return rt_fail("load");
+	return 0;
+}
+
+/* The launch of g->info for the problem: the persistent grid (one CTA
+ * per SM at most), or for mma.sync one CTA per tile and the K slices. */
+static void set_config(struct gpu *g)
+{
+	const struct rg_problem *p = g->p;
+	g->cfg = (mmart_launch_config){
+		.grid = { rg_grid(device_sms(g->ctx), p->m, p->n, g->info.tile_m, g->info.tile_n,
+				  g->info.cluster[0]), 1, 1 },
+		.block = { g->info.block[0], g->info.block[1], g->info.block[2] },
+		.cluster = { g->info.cluster[0], g->info.cluster[1], g->info.cluster[2] },
+		.smem_bytes = g->info.smem,
+		.stream = g->stream,
+	};
+	if (is_mma_sync(g)) {
+		g->cfg.grid[0] = rg_grid(0, p->m, p->n, g->info.tile_m, g->info.tile_n, 1);
+		g->cfg.grid[2] = g->info.split_k;
+	}
+}
+
+/* ---- --tune and tuned choices ---- */
+static void choice_text(const mmagen_gemm_info *i, unsigned group, char *buf, size_t n)
+{
+	snprintf(buf, n, "--tile %ux%u --stages %u --cluster %u --group %u", i->tile_m, i->tile_n,
+		 i->stages, i->cluster[0], group);
+}
+
+static void key_text(const struct rg_tune_key *k, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s, %s x %s -> %s, shape class 2^%u x 2^%u x 2^%u", k->gpu,
+		 mmagen_type_name(k->a), mmagen_type_name(k->b), mmagen_type_name(k->out), k->lm,
+		 k->ln, k->lk);
+}
+
+static int gpu_key(struct gpu *g, const mmagen_gemm_request *r, struct rg_tune_key *key)
+{
+	char name[96] = "";
+	int major, minor;
+	if (mmart_device_info(g->ctx, &major, &minor, name, sizeof name))
+		return rt_fail("device");
+	rg_tune_key_of(key, name, r, g->p->m, g->p->n, g->p->k);
+	return 0;
+}
+
+/* r with choice c, checked: 0 (and *info), or 1 when the generator
+ * refuses it (FP8's N 192 with too many stages, ...). */
+static int with_choice(const mmagen_gemm_request *r, const struct rg_tune_choice *c,
+		       mmagen_gemm_request *out, mmagen_gemm_info *info)
+{
+	*out = *r;
+	out->tile_n = c->tile_n;
+	out->cluster = c->cluster;
+	out->group = c->group;
+	out->stages = 0;
+	if (c->stages == RG_STAGES_FEWER) {
+		if (mmagen_gemm_info_of(out, info) || info->stages <= 2)
+			return 1;
+		out->stages = info->stages - 1;
+	} else {
+		out->stages = c->stages;
+	}
+	return mmagen_gemm_info_of(out, info) ? 1 : 0;
+}
+
+/* The request had no tile, stages, cluster or group of its own and runs
+ * on the wgmma path: a remembered choice for its key replaces the
+ * generator's defaults (said on stderr). */
+static int apply_tuned(struct gpu *g, mmagen_gemm_request *r)
+{
+	struct rg_tune_key key;
+	struct rg_tune_choice c;
+	mmagen_gemm_request rr;
+	mmagen_gemm_info info = { .size = sizeof info };
+	char path[4200], note[512], kt[256], ct[128];
+
+	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group ||
+	    g->info.path != MMAGEN_GEMM_PATH_WGMMA || rg_tune_path(path, sizeof path))
+		return 0;
+	if (gpu_key(g, r, &key))
+		return 1;
+	int found = rg_tune_lookup(path, &key, &c, note, sizeof note);
+	if (note[0])
+		fprintf(stderr, "mmagen: run gemm: %s\n", note);
+	if (!found)
+		return 0;
+	key_text(&key, kt, sizeof kt);
+	if (with_choice(r, &c, &rr, &info)) {
+		fprintf(stderr, "mmagen: run gemm: the tuned choice for %s is not one this generator "
+			"takes (%s); the defaults are used\n", kt, mmagen_last_error());
+		return 0;
+	}
+	*r = rr;
+	g->info = info;
+	choice_text(&info, rr.group, ct, sizeof ct);
+	fprintf(stderr, "mmagen: run gemm: tuned choice for %s: %s (%.1f when tuned; give any of "
+		"--tile, --stages, --cluster, --group to choose yourself)\n", kt, ct, c.tflops);
+	return 0;
+}
+
+/* What --tune cannot do, said before the driver is touched: 0 or 2. */
+static int tune_usage(const mmagen_gemm_request *r, const mmagen_gemm_info *info)
+{
+	if (info->path != MMAGEN_GEMM_PATH_WGMMA) {
+		fprintf(stderr, "mmagen: run gemm: --tune chooses among wgmma kernels (sm_90a); the mma.sync path has no choices to try yet; leave --tune out\n");
+		return 2;
+	}
+	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group) {
+		fprintf(stderr, "mmagen: run gemm: --tune chooses --tile, --stages, --cluster and --group itself; leave them out\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* --tune: every candidate that the generator takes is loaded, run once
+ * and checked against the reference (a wrong kernel is never chosen),
+ * then timed; the fastest becomes *r and is remembered. */
+static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
+		const struct run_gemm_opts *o)
+{
+	struct rg_tune_choice cand[32], best = { 0 };
+	mmagen_gemm_request best_r = *r;
+	mmagen_gemm_info best_i = g->info;
+	struct rg_tune_key key;
+	char path[4200], note[512] = "", kt[256], ct[128], no_path[512] = "";
+	double flop = 2.0 * d->p.m * d->p.n * d->p.k;
+	int have_path, rc = 1;
+
+	if (tune_usage(r, &g->info))
+		return 2;
+	if (gpu_key(g, r, &key))
+		return 1;
+	key_text(&key, kt, sizeof kt);
+	have_path = !rg_tune_path(path, sizeof path);
+	if (!have_path)
+		snprintf(no_path, sizeof no_path, "%s", rg_error());
+	if (!g->stream && mmart_stream_create(g->ctx, &g->stream))
+		return rt_fail("stream");
+	unsigned n = rg_tune_candidates(r, cand, 32), tried = 0;
+	printf("tune gemm %s: %u choices, each checked then timed (median of %u)\n", kt, n, o->reps);
+	for (unsigned i = 0; i < n; i++) {
+		mmagen_gemm_request rr;
+		mmagen_gemm_info info = { .size = sizeof info };
+		size_t guard_bad = 0;
+		int d_tma = 0, hit;
+		struct rg_verdict v;
+		struct timing t;
+		uint64_t blocker = 0, blocker_bytes = 0;
+
+		if (with_choice(r, &cand[i], &rr, &info))
+			continue;            /* not a kernel the generator writes */
+		g->info = info;
+		choice_text(&info, rr.group, ct, sizeof ct);
+		if (load_kernel(g, &rr, &hit))
+			goto out;
+		set_config(g);
+		if (run_once(g, d, &guard_bad, &d_tma))
+			goto out;
+		if (rg_verify(d, &v)) {
+			rg_said();
+			goto out;
+		}
+		if (v.bad || guard_bad) {
+			printf("  %-52s wrong results (%zu of %zu elements, %zu guard bytes): skipped\n", ct,
+			       v.bad, v.checked, guard_bad);
+			continue;
+		}
+		int bad = timing_sets(g, d, o->reps, &blocker, &blocker_bytes) ||
+			  time_launches(g, launch_mmagen, o->reps, blocker, blocker_bytes, &t);
+		mmart_free(g->ctx, blocker);
+		free_sets(g);
+		if (bad)
+			goto out;
+		cand[i].stages = info.stages;
+		cand[i].tflops = flop / (t.median * 1e-3) / 1e12;
+		printf("  %-52s %8.1f %s\n", ct, cand[i].tflops,
+		       rg_class_of(d->p.a) == RG_INT ? "TOP/s" : "TFLOP/s");
+		tried++;
+		if (cand[i].tflops > best.tflops) {
+			best = cand[i];
+			best_r = rr;
+			best_i = info;
+		}
+	}
+	if (!tried) {
+		printf("FAIL tune gemm %s: no choice ran correctly\n", kt);
+		goto out;
+	}
+	*r = best_r;
+	g->info = best_i;
+	choice_text(&best_i, best_r.group, ct, sizeof ct);
+	printf("best: %s, %.1f\n", ct, best.tflops);
+	if (!have_path)
+		printf("not remembered: %s\n", no_path);
+	else if (rg_tune_record(path, &key, &best, note, sizeof note))
+		printf("not remembered: %s\n", rg_error());
+	else
+		printf("remembered in %s%s%s\n", path, note[0] ? "; " : "", note);
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---- --time-load: time to a runnable GEMM ---- */
+static int gen_gemm(void *user, char **ptx)
+{
+	if (mmagen_gemm_emit(user, MMAGEN_FMT_PTX, ptx, NULL)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	return 0;
+}
+
+/* Generation, a cold JIT (a fresh process with CUDA_CACHE_DISABLE=1 and
+ * MMAGEN_CACHE=0 from its start), the driver's JIT cache, and a warm load
+ * from mmagen's disk cache: bench_load_gen, as `bench load` times tiles. */
+static int time_load(mmagen_gemm_request *r, int has_arch, const struct run_opts *ro)
+{
+	mmagen_gemm_info info = { .size = sizeof info };
+	char what[256];
+	int rc;
+	if (!has_arch && (rc = device_target(ro, &r->target)))
+		return rc;
+	if (mmagen_gemm_info_of(r, &info)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	snprintf(what, sizeof what, "gemm %s x %s -> %s on %s, tile %ux%ux%u, %u stages, cluster %u",
+		 mmagen_type_name(r->a), mmagen_type_name(r->b), mmagen_type_name(r->out),
+		 mmagen_target_name(r->target), info.tile_m, info.tile_n, info.tile_k, info.stages,
+		 info.cluster[0]);
+	return bench_load_gen(what, gen_gemm, r, ro);
 }
 
 int run_gemm(const mmagen_gemm_request *req, int has_arch,
@@ -725,7 +917,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	char what[256];
 	int rc;
 
-	if (!o->m || !o->n || !o->k) {
+	if (!o->time_load && (!o->m || !o->n || !o->k)) {
 		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");
 		return 2;
 	}
@@ -750,6 +942,14 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 			rg_elem_bytes(r.a), rg_elem_bytes(r.b), rg_elem_bytes(r.out));
 		return 1;
 	}
+	if (o->time_load && (o->tune || o->check || o->bench || o->save || o->load)) {
+		fprintf(stderr, "mmagen: run gemm: --time-load only times loading; leave out --tune, --check, --bench, --save and --load\n");
+		return 2;
+	}
+	if (o->time_load)
+		return time_load(&r, has_arch, ro);
+	if (o->tune && tune_usage(&r, &g.info))
+		return 2;
 	d.p = (struct rg_problem){ .a = r.a, .b = r.b, .out = r.out, .m = o->m, .n = o->n, .k = o->k,
 				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed,
 				   .a_mn = r.layout == MMAGEN_GEMM_NN || r.layout == MMAGEN_GEMM_NT,
@@ -779,20 +979,12 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		rg_fill_inputs(&d);
 	}
 	g.p = &d.p;
+	if (o->tune ? (rc = tune(&g, &r, &d, o)) != 0 : (rc = apply_tuned(&g, &r)) != 0)
+		goto out;
+	rc = 1;
 	if (prepare_kernel(&g, &r))
 		goto out;
-	g.cfg = (mmart_launch_config){
-		.grid = { rg_grid(device_sms(g.ctx), d.p.m, d.p.n, g.info.tile_m, g.info.tile_n,
-				  g.info.cluster[0]), 1, 1 },
-		.block = { g.info.block[0], g.info.block[1], g.info.block[2] },
-		.cluster = { g.info.cluster[0], g.info.cluster[1], g.info.cluster[2] },
-		.smem_bytes = g.info.smem,
-		.stream = g.stream,
-	};
-	if (is_mma_sync(&g)) {     /* one CTA per tile, gridDim.z the K slices */
-		g.cfg.grid[0] = rg_grid(0, d.p.m, d.p.n, g.info.tile_m, g.info.tile_n, 1);
-		g.cfg.grid[2] = g.info.split_k;
-	}
+	set_config(&g);
 	describe_problem(&r, &d.p, what, sizeof what);
 
 	size_t guard_bad = 0;

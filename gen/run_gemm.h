@@ -23,6 +23,7 @@
 #define MMAGEN_RUN_GEMM_H
 
 #include "mmagen.h"
+#include "mmart.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,8 @@ struct run_gemm_opts {
 	int check, bench;
 	unsigned reps;           /* --bench: timed launches (median) */
 	const char *save, *load; /* directories, or NULL */
+	int tune;                /* --tune: try rg_tune_candidates, remember the best */
+	int time_load;           /* --time-load: generation, cold JIT, warm load */
 };
 
 void run_gemm_opts_init(struct run_gemm_opts *o);
@@ -172,6 +175,66 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout);
  * cluster per work unit. */
 unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
 		 unsigned tile_n, unsigned cluster);
+
+/* The tensor maps of the manifest for operands at device addresses a, b
+ * and d: out[0] A over dims {K, M}, out[1] B over {K, N} (row strides K
+ * elements), boxes and swizzle from i; out[2] D over {N, M} (row stride
+ * N elements, box box_d) when the kernel stores through a map and D
+ * allows one (*d_tma 1: base 16-byte aligned, N * element size a multiple
+ * of 16), else zero and *d_tma 0.  -1 for a manifest this runner does
+ * not know (another swizzle, MN-major operands). */
+int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
+		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma);
+
+/* ---- tuned choices (run_gemm_host.c) ----
+ * `run gemm --tune` times a few tile/stage/cluster/group choices and
+ * remembers the fastest per key in RG_TUNE_FILE in the cache directory
+ * (mmart_cache_default_dir: the directory and the file must be yours and
+ * not writable by group or others, as for cached modules; MMAGEN_CACHE=0
+ * turns tuned choices off too).  The file is small text, one record a
+ * line after a version line, fields separated by tabs:
+ *   mmagen gemm tune v1
+ *   GPU name <TAB> a b acc out layout <TAB> log2 M N K <TAB> tile_n stages cluster group <TAB> TFLOP/s
+ * and is replaced whole (mmagen_write_file) when a record changes. */
+#define RG_TUNE_FILE "gemm-tune.txt"
+#define RG_TUNE_MAGIC "mmagen gemm tune v1"
+
+struct rg_tune_key {
+	char gpu[96];            /* the device's name (tabs and newlines as spaces) */
+	mmagen_type a, b, acc, out;
+	unsigned layout;         /* MMAGEN_GEMM_* */
+	unsigned lm, ln, lk;     /* shape class: rg_log2_bucket of M, N, K */
+};
+
+struct rg_tune_choice {
+	unsigned tile_n, stages, cluster, group;
+	double tflops;           /* measured when tuned (TOP/s for integers) */
+};
+
+/* floor(log2 x) for x >= 1 (0 for 0): 4096..8191 are one class. */
+unsigned rg_log2_bucket(uint32_t x);
+void rg_tune_key_of(struct rg_tune_key *key, const char *gpu, const mmagen_gemm_request *r,
+		    uint32_t m, uint32_t n, uint32_t k);
+/* The path of the file in the cache directory (made if missing, checked
+ * to be yours and not group/other-writable): 0, or -1 with rg_error()
+ * (also when MMAGEN_CACHE=0). */
+int rg_tune_path(char *buf, size_t n);
+/* The record of key in the file at path: 1 found (*c), 0 none.  A file
+ * that is not ours to trust, has another version line or a line that does
+ * not parse is ignored whole: 0, and *note (when not NULL) gets one line
+ * saying why; a missing file is no note. */
+int rg_tune_lookup(const char *path, const struct rg_tune_key *key, struct rg_tune_choice *c,
+		   char *note, size_t note_n);
+/* Store (replace) key's record: the file is read (a corrupt one is
+ * dropped, *note says so), the record replaced or appended, and the whole
+ * written atomically.  0 or -1 with rg_error(). */
+int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct rg_tune_choice *c,
+		   char *note, size_t note_n);
+/* The choices --tune tries for request r (its types): tile N 128 and 256
+ * (FP8: 128 and 192), cluster 1 and 2, stages the default and one fewer
+ * (0 and RG_STAGES_FEWER), group 8 and 16.  Up to max into c; the count. */
+#define RG_STAGES_FEWER 0xffffffffu
+unsigned rg_tune_candidates(const mmagen_gemm_request *r, struct rg_tune_choice *c, unsigned max);
 
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);

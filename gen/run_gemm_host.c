@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- errors: one line, kept for the caller ---- */
 static char err_line[1024];
@@ -535,6 +536,58 @@ unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
 	return (unsigned)((units < most ? units : most) * cluster);
 }
 
+/* ---- tensor maps ---- */
+/* The map's element type: TMA only copies bytes, so any type of the right
+ * width will do; tf32 travels as the f32 it is stored as (the tensor
+ * cores ignore its low 13 bits), the 8-bit types as U8. */
+static mmart_tensor_dtype tensor_dtype(mmagen_type t)
+{
+	switch (t) {
+	case MMAGEN_BF16: return MMART_TENSOR_BF16;
+	case MMAGEN_F16:  return MMART_TENSOR_F16;
+	case MMAGEN_TF32: case MMAGEN_F32: return MMART_TENSOR_F32;
+	case MMAGEN_S32:  return MMART_TENSOR_S32;
+	default:
+		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
+		return MMART_TENSOR_U8;
+	}
+}
+
+/* A row-major rows x cols matrix of t at addr, box from the manifest,
+ * 128-byte swizzle, out-of-bounds elements zero. */
+static mmart_tensor_desc matrix_map(mmagen_type t, uint64_t addr, uint32_t cols, uint32_t rows,
+				    const unsigned box[2])
+{
+	return (mmart_tensor_desc){
+		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
+		.dims = { cols, rows }, .strides = { (uint64_t)cols * rg_elem_bytes(t) },
+		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
+		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
+		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
+	};
+}
+
+int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
+		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma)
+{
+	/* the generator swizzles 128 bytes and reads K-major A and B today;
+	 * anything else is a manifest this code has not learnt */
+	if (i->swizzle != 128)
+		return rg_fail("the kernel wants a %u-byte swizzle; this runner knows 128", i->swizzle);
+	if (p->a_mn || p->b_mn)
+		return rg_fail("this runner encodes tensor maps of K-major A and B only (layout tn)");
+	out[0] = matrix_map(p->a, a, p->k, p->m, i->box_a);
+	out[1] = matrix_map(p->b, b, p->k, p->n, i->box_b);
+	/* D through TMA stores when the kernel has them and D allows a map
+	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
+	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
+	*d_tma = i->box_d[0] && d % 16 == 0 && row % 16 == 0;
+	memset(&out[2], 0, sizeof out[2]);
+	if (*d_tma)
+		out[2] = matrix_map(p->out, d, p->n, p->m, i->box_d);
+	return 0;
+}
+
 /* ---- operands on disk ---- */
 #define DESC_NAME "gemm.json"
 #define DESC_FORMAT "mmagen gemm operands"
@@ -986,4 +1039,294 @@ out:
 	jv_free(&root);
 	free(text);
 	return rc;
+}
+
+/* ---- tuned choices ---- */
+unsigned rg_log2_bucket(uint32_t x)
+{
+	unsigned l = 0;
+	while (x > 1) {
+		x >>= 1;
+		l++;
+	}
+	return l;
+}
+
+void rg_tune_key_of(struct rg_tune_key *key, const char *gpu, const mmagen_gemm_request *r,
+		    uint32_t m, uint32_t n, uint32_t k)
+{
+	memset(key, 0, sizeof *key);
+	snprintf(key->gpu, sizeof key->gpu, "%s", gpu && *gpu ? gpu : "unknown GPU");
+	for (char *p = key->gpu; *p; p++)
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+	key->a = r->a;
+	key->b = r->b;
+	key->acc = r->acc ? r->acc : rg_class_of(r->a) == RG_INT ? MMAGEN_S32 : MMAGEN_F32;
+	key->out = r->out;
+	key->layout = r->layout;
+	key->lm = rg_log2_bucket(m);
+	key->ln = rg_log2_bucket(n);
+	key->lk = rg_log2_bucket(k);
+}
+
+static const char *const tune_layouts[] = { "tn", "nn", "nt", "tt" };
+
+/* ours and only ours to write: the rule of the module cache */
+static int trusted(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int rg_tune_path(char *buf, size_t n)
+{
+	const char *v = getenv("MMAGEN_CACHE");
+	char dir[4096];
+	struct stat st;
+
+	if (v && !strcmp(v, "0"))
+		return rg_fail("tuned choices are off (MMAGEN_CACHE=0)");
+	if (mmart_cache_default_dir(dir, sizeof dir))
+		return rg_fail("no cache directory for tuned choices: %s", mmart_last_error());
+	/* mkdir -p, as the module cache makes it */
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = '\0';
+		int r = mkdir(dir, 0755);
+		*p = c;
+		if (r < 0 && errno != EEXIST)
+			return rg_fail("cache directory %s: %s", dir, strerror(errno));
+		if (!c)
+			break;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return rg_fail("cache directory %s is not a directory", dir);
+	if (!trusted(&st))
+		return rg_fail("cache directory %s not used for tuned choices: it must be yours and not "
+			       "writable by group or others (chmod go-w)", dir);
+	if (snprintf(buf, n, "%s/%s", dir, RG_TUNE_FILE) >= (int)n)
+		return rg_fail("cache directory name too long");
+	return 0;
+}
+
+#define TUNE_MAX_BYTES (1u << 20)
+
+/* One record line (without its newline) into key and c: 0 or -1. */
+static int parse_record(char *line, struct rg_tune_key *key, struct rg_tune_choice *c)
+{
+	char *f[5], *save = NULL;
+	int nf = 0;
+	for (char *t = strtok_r(line, "\t", &save); t && nf < 6; t = strtok_r(NULL, "\t", &save))
+		f[nf < 5 ? nf : 4] = t, nf++;
+	if (nf != 5)
+		return -1;
+	char ta[16], tb[16], tacc[16], tout[16], tl[8], end;
+	memset(key, 0, sizeof *key);
+	if (strlen(f[0]) >= sizeof key->gpu || !f[0][0])
+		return -1;
+	strcpy(key->gpu, f[0]);
+	if (sscanf(f[1], "%15s %15s %15s %15s %7s %c", ta, tb, tacc, tout, tl, &end) != 5 ||
+	    mmagen_type_parse(ta, &key->a) || mmagen_type_parse(tb, &key->b) ||
+	    mmagen_type_parse(tacc, &key->acc) || mmagen_type_parse(tout, &key->out))
+		return -1;
+	key->layout = 4;
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcmp(tl, tune_layouts[i]))
+			key->layout = i;
+	if (key->layout == 4 ||
+	    sscanf(f[2], "%u %u %u %c", &key->lm, &key->ln, &key->lk, &end) != 3 ||
+	    key->lm > 31 || key->ln > 31 || key->lk > 31 ||
+	    sscanf(f[3], "%u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group, &end) != 4 ||
+	    !c->tile_n || c->tile_n > 256 || c->stages < 2 || c->stages > 32 ||
+	    (c->cluster != 1 && c->cluster != 2) || !c->group || c->group > 65535 ||
+	    sscanf(f[4], "%lf %c", &c->tflops, &end) != 1 || !(c->tflops >= 0 && c->tflops < 1e6))
+		return -1;
+	return 0;
+}
+
+static int same_key(const struct rg_tune_key *x, const struct rg_tune_key *y)
+{
+	return !strcmp(x->gpu, y->gpu) && x->a == y->a && x->b == y->b && x->acc == y->acc &&
+	       x->out == y->out && x->layout == y->layout && x->lm == y->lm && x->ln == y->ln &&
+	       x->lk == y->lk;
+}
+
+static void format_record(char *buf, size_t n, const struct rg_tune_key *k,
+			  const struct rg_tune_choice *c)
+{
+	snprintf(buf, n, "%s\t%s %s %s %s %s\t%u %u %u\t%u %u %u %u\t%.1f\n", k->gpu,
+		 mmagen_type_name(k->a), mmagen_type_name(k->b), mmagen_type_name(k->acc),
+		 mmagen_type_name(k->out), tune_layouts[k->layout & 3], k->lm, k->ln, k->lk,
+		 c->tile_n, c->stages, c->cluster, c->group, c->tflops);
+}
+
+static void note_set(char *note, size_t n, const char *fmt, const char *path, const char *why)
+{
+	if (note && n)
+		snprintf(note, n, fmt, path, why);
+}
+
+/* The file's text: 0 (*text malloc()ed, NUL-terminated; NULL when there is
+ * no file), or -1 with *note (a file not to be trusted or read). */
+static int tune_read(const char *path, char **text, char *note, size_t note_n)
+{
+	struct stat st;
+	*text = NULL;
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		note_set(note, note_n, "tuned choices in %s ignored: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || !trusted(&st) || st.st_size > TUNE_MAX_BYTES) {
+		note_set(note, note_n, "tuned choices in %s ignored: %s", path,
+			 !S_ISREG(st.st_mode) ? "not a regular file"
+			 : st.st_size > TUNE_MAX_BYTES ? "larger than 1 MiB"
+			 : "not yours, or writable by group or others");
+		return -1;
+	}
+	FILE *f = fopen(path, "rb");
+	char *t = malloc((size_t)st.st_size + 1);
+	size_t got = f && t ? fread(t, 1, (size_t)st.st_size, f) : 0;
+	if (f)
+		fclose(f);
+	if (!f || !t || got != (size_t)st.st_size) {
+		free(t);
+		note_set(note, note_n, "tuned choices in %s ignored: %s", path, "cannot read it");
+		return -1;
+	}
+	t[got] = '\0';
+	if (strlen(t) != got) {      /* a NUL byte: not text, so not ours */
+		free(t);
+		t = strdup("");
+	}
+	*text = t;
+	return 0;
+}
+
+/* Walk the records of text: each line checked; with want, the one with
+ * that key into *found.  0, or -1 (and *note) for a corrupt file. */
+static int tune_scan(const char *path, char *text, const struct rg_tune_key *want,
+		     struct rg_tune_choice *found, int *hit, char *note, size_t note_n)
+{
+	size_t ml = strlen(RG_TUNE_MAGIC);
+	char *line = text, *nl;
+	unsigned no = 1;
+	*hit = 0;
+	if (strncmp(text, RG_TUNE_MAGIC, ml) || (text[ml] != '\n')) {
+		note_set(note, note_n, "tuned choices in %s ignored: %s", path,
+			 "its first line is not \"" RG_TUNE_MAGIC "\" (another version, or not ours)");
+		return -1;
+	}
+	for (line = text + ml + 1; *line; line = nl + 1) {
+		struct rg_tune_key k;
+		struct rg_tune_choice c;
+		char copy[512], why[64];
+		no++;
+		if (!(nl = strchr(line, '\n'))) {
+			snprintf(why, sizeof why, "line %u has no end", no);
+			note_set(note, note_n, "tuned choices in %s ignored: %s", path, why);
+			return -1;
+		}
+		size_t len = (size_t)(nl - line);
+		if (len >= sizeof copy) {
+			snprintf(why, sizeof why, "line %u is too long", no);
+			note_set(note, note_n, "tuned choices in %s ignored: %s", path, why);
+			return -1;
+		}
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		if (parse_record(copy, &k, &c)) {
+			snprintf(why, sizeof why, "line %u is not a record", no);
+			note_set(note, note_n, "tuned choices in %s ignored: %s", path, why);
+			return -1;
+		}
+		if (want && same_key(&k, want)) {
+			*found = c;
+			*hit = 1;
+		}
+	}
+	return 0;
+}
+
+int rg_tune_lookup(const char *path, const struct rg_tune_key *key, struct rg_tune_choice *c,
+		   char *note, size_t note_n)
+{
+	char *text;
+	int hit = 0;
+	if (note && note_n)
+		note[0] = '\0';
+	if (tune_read(path, &text, note, note_n) || !text)
+		return 0;
+	if (tune_scan(path, text, key, c, &hit, note, note_n))
+		hit = 0;
+	free(text);
+	return hit;
+}
+
+int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct rg_tune_choice *c,
+		   char *note, size_t note_n)
+{
+	char *text = NULL, rec[512];
+	struct rg_tune_choice old;
+	int hit = 0, rc;
+	if (note && note_n)
+		note[0] = '\0';
+	if (key->layout > 3 || strchr(key->gpu, '\t') || strchr(key->gpu, '\n') || !key->gpu[0])
+		return rg_fail("tuned choice: a key with a tab, a newline or no GPU name");
+	/* an untrusted file is not replaced either: the directory was checked,
+	 * but a file of another owner in it is left alone */
+	if (tune_read(path, &text, note, note_n))
+		return rg_fail("%s; not replaced", note && note_n && note[0] ? note : "tuned choices");
+	if (text && tune_scan(path, text, NULL, &old, &hit, note, note_n)) {
+		free(text);
+		text = NULL;     /* corrupt: dropped, the new file has only this record */
+	}
+	size_t cap = (text ? strlen(text) : 0) + sizeof RG_TUNE_MAGIC + sizeof rec + 2;
+	char *out = malloc(cap), *w = out;
+	if (!out) {
+		free(text);
+		return rg_fail("out of memory");
+	}
+	w += sprintf(w, "%s\n", RG_TUNE_MAGIC);
+	format_record(rec, sizeof rec, key, c);
+	if (text) {
+		char *line = text + strlen(RG_TUNE_MAGIC) + 1, *nl;
+		for (; *line; line = nl + 1) {
+			struct rg_tune_key k;
+			struct rg_tune_choice oc;
+			char copy[512];
+			nl = strchr(line, '\n');
+			size_t len = (size_t)(nl - line);
+			memcpy(copy, line, len);
+			copy[len] = '\0';
+			if (!parse_record(copy, &k, &oc) && same_key(&k, key))
+				continue;      /* replaced below */
+			memcpy(w, line, len + 1);
+			w += len + 1;
+		}
+	}
+	w += sprintf(w, "%s", rec);
+	free(text);
+	rc = mmagen_write_file(path, out, (size_t)(w - out)) ? rg_fail("%s", mmagen_last_error()) : 0;
+	free(out);
+	return rc;
+}
+
+unsigned rg_tune_candidates(const mmagen_gemm_request *r, struct rg_tune_choice *c, unsigned max)
+{
+	unsigned wide = rg_class_of(r->a) == RG_FP8 ? 192 : 256, n = 0;
+	const unsigned tiles[] = { 128, wide }, clusters[] = { 1, 2 }, groups[] = { 8, 16 };
+	const unsigned stages[] = { 0, RG_STAGES_FEWER };
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned cl = 0; cl < 2; cl++)
+			for (unsigned s = 0; s < 2; s++)
+				for (unsigned g = 0; g < 2; g++)
+					if (n < max)
+						c[n++] = (struct rg_tune_choice){ .tile_n = tiles[t],
+							.stages = stages[s], .cluster = clusters[cl],
+							.group = groups[g] };
+	return n;
 }

@@ -776,7 +776,11 @@ void mmagen_gemm_request_init_size(mmagen_gemm_request *r, size_t size);
 #define mmagen_gemm_request_init(r) mmagen_gemm_request_init_size((r), sizeof *(r))
 MMAGEN_API
 mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info *out);
-/* fmt: MMAGEN_FMT_PTX (the kernel) or MMAGEN_FMT_JSON (its manifest). */
+/* fmt: MMAGEN_FMT_PTX (the kernel), MMAGEN_FMT_JSON (its manifest), or
+ * MMAGEN_FMT_CUDA: a C header (C and C++, no CUDA needed) that embeds the
+ * PTX as a string with the launch constants, the grid rule as a static
+ * inline function, the parameters in order and the rules, all named
+ * mmagen_gemm_<target>_<types>_<layout>_<tile>_... (`mmagen gemm --format c`). */
 MMAGEN_API
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len);

@@ -4,8 +4,16 @@
 # on the squares 1024..8192 and the LLM shapes M in {16, 128, 4096} x
 # (N, K) in {(4096, 4096), (14336, 4096), (4096, 14336)}, per type.  Prints
 # a table per type with each ratio (mmagen / cuBLASLt, TFLOP/s or for
-# integer inputs TOP/s) and their geometric mean, and writes the rows to
-# CSV (default gemm-bench.csv).
+# integer inputs TOP/s), their geometric mean per type and over all, and
+# then the time to a runnable GEMM per type (`mmagen run gemm
+# --time-load`: generation, a cold JIT with every cache off from process
+# start, a warm load from mmagen's cache).  Writes
+#   CSV (default gemm-bench.csv)   one row per problem
+#   CSV without .csv + -load.csv   the load times
+#   CSV without .csv + .svg        the plot: TFLOP/s against problem size,
+#                                  mmagen beside cuBLASLt, one panel per type
+#                                  (tests/bench/gemm_plot.py; skipped with a
+#                                  line when python3 is missing)
 #   MMAGEN   the binary (default: build/mmagen)
 #   TYPES    the problems, space-separated (default "bf16"), each A[xB][:OUT]:
 #            bf16 -> bf16, f16 -> f16, tf32 -> f32, e4m3 and e5m2 -> bf16,
@@ -13,9 +21,12 @@
 #            "all" is "bf16 f16 tf32 e4m3 s8".  E.g. TYPES="e4m3xe5m2:f16 s8:f32"
 #   REPS     timed launches per shape (default 30)
 #   ARGS     more options for every run (e.g. "--cluster 2 --tile 128x256")
+#   LOAD=0   leaves the load times out
 # Exit 77 without a GPU, 1 when a run fails.
 mm=${1:-build/mmagen}
 csv=${2:-gemm-bench.csv}
+base=${csv%.csv}
+here=$(dirname "$0")
 reps=${REPS:-30}
 types=${TYPES:-bf16}
 [ "$types" = all ] && types="bf16 f16 tf32 e4m3 s8"
@@ -88,5 +99,43 @@ EOF
 		END { if (n) printf "\ngeometric mean of %d ratios (%s): %.3f\n", n, t, exp(s / n);
 		      else printf "\nno cuBLASLt figures for %s: no ratios\n", t }' "$csv.tmp"
 done
+awk -F, 'NR > 1 && $7 != "" { s += log($7); n++ }
+	END { if (n) printf "\ngeometric mean of all %d ratios: %.3f\n", n, exp(s / n) }' "$csv.tmp"
 mv "$csv.tmp" "$csv"
 echo "wrote $csv"
+
+# ---- time to a runnable GEMM ----
+if [ "${LOAD:-1}" != 0 ]; then
+	echo "type,step,median_ms,min_ms,max_ms" >"$base-load.csv.tmp" || exit 1
+	for spec in $types; do
+		abo=$(parse_type "$spec") || exit 2
+		read -r a b out <<EOF
+$abo
+EOF
+		name="${a}x$b:$out"
+		# shellcheck disable=SC2086
+		"$mm" run gemm --a "$a" --b "$b" --out "$out" --time-load $ARGS </dev/null >"$log" 2>&1
+		rc=$?
+		[ $rc -eq 77 ] && { cat "$log"; rm -f "$base-load.csv.tmp"; exit 77; }
+		if [ $rc -ne 0 ]; then
+			cat "$log"
+			echo "FAIL: time to load $name"
+			rm -f "$base-load.csv.tmp"
+			exit 1
+		fi
+		printf '\ntime to a runnable GEMM, %s\n\n' "$name"
+		grep '^|' "$log"
+		awk -F'|' -v t="$name" '/^\| / && $2 !~ /step|---/ {
+			gsub(/^ +| +$/, "", $2); gsub(/ /, "", $4); gsub(/ /, "", $5); gsub(/ /, "", $6)
+			printf "%s,\"%s\",%s,%s,%s\n", t, $2, $4, $5, $6 }' "$log" >>"$base-load.csv.tmp"
+	done
+	mv "$base-load.csv.tmp" "$base-load.csv"
+	echo "wrote $base-load.csv"
+fi
+
+# ---- the plot ----
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$here/gemm_plot.py" "$csv" "$base.svg" && echo "wrote $base.svg"
+else
+	echo "no python3: the plot ($base.svg) is not drawn; the CSV has the figures"
+fi

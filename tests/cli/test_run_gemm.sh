@@ -119,9 +119,25 @@ head -c 30 /dev/zero >"$d/B.bin"
 # shellcheck disable=SC2086
 refused 1 "B.bin has 30 bytes; B (4 x 8 bf16) needs 64" $L --m 2 --n 4 --k 8
 
+# --tune picks the choices itself, on the wgmma path; --time-load only loads
+# shellcheck disable=SC2086
+refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m 64 --n 64 --k 64 --tune --tile 128x128
+# shellcheck disable=SC2086
+refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m 64 --n 64 --k 64 --tune --group 4
+# shellcheck disable=SC2086
+refused 2 "the mma.sync path has no choices to try yet" $G --arch sm_80 --m 64 --n 64 --k 64 --tune
+# shellcheck disable=SC2086
+refused 2 "--time-load only times loading" $G --time-load --bench
+
 # a right request goes on to the GPU
 # shellcheck disable=SC2086
 accepted $G --m 1 --n 8 --k 8 --check --seed 1
+# (its record goes to a scratch cache directory, not the user's)
+MMAGEN_CACHE_DIR=$tmp/cache
+export MMAGEN_CACHE_DIR
+# shellcheck disable=SC2086
+accepted $G --m 256 --n 256 --k 64 --tune --seed 1
+unset MMAGEN_CACHE_DIR
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
