@@ -2,8 +2,8 @@
  * parameters, on the CPU, from the emitted PTX itself.
  *
  * The scheduler: the kernel's tile-count lines (from the .entry's start
- * to the line that sets %tiles), its tile-origin function
- * (mmagen_tile_origin) and the lines after each call that place a
+ * to the line that sets %tiles), its tile origin (written inline between
+ * "// tile origin:" and "// tile origin end") and the lines after it that place a
  * cluster's CTA are parsed out of mmagen_gemm_emit's PTX and run by a
  * tiny interpreter of the u32 instructions they use (mul, mad, div, rem,
  * min, max, add, sub, shl, shr, and, or, xor, mov, ld.param).  Then every
@@ -363,23 +363,6 @@ static const char *sreg_before(const struct ins *ins, int at, const char *reg)
 static int parse_kernel(const char *ptx, struct kernel *k)
 {
 	memset(k, 0, sizeof *k);
-	/* the function: .func (.reg .b64 R) mmagen_tile_origin(.reg .b32 A, ...) { ... ret; } */
-	const char *f = strstr(ptx, ".func (.reg .b64 ");
-	if (!f || sscanf(f, ".func (.reg .b64 %47[a-z_0-9]) mmagen_tile_origin(", k->fn_ret) != 1)
-		return kfail(k, "no .func mmagen_tile_origin");
-	const char *pp = strchr(f, '(');
-	pp = strchr(pp + 1, '(');
-	for (int i = 0; i < 3; i++) {
-		pp = strstr(pp, ".reg .b32 ");
-		if (!pp || sscanf(pp, ".reg .b32 %47[a-z_0-9]", k->fn_par[i]) != 1)
-			return kfail(k, "mmagen_tile_origin takes three .b32 parameters");
-		pp++;
-	}
-	const char *body = strchr(pp, '{'), *ret = body ? strstr(body, "\tret;") : NULL;
-	if (!body || !ret)
-		return kfail(k, "mmagen_tile_origin has no body");
-	parse_span(strchr(body, '\n') + 1, ret, &k->fn, &k->nfn);
-
 	/* the entry up to the line that sets %tiles */
 	const char *e = strstr(ptx, ".entry ");
 	const char *open = e ? strstr(e, "\n{") : NULL;
@@ -393,12 +376,19 @@ static int parse_kernel(const char *ptx, struct kernel *k)
 		return kfail(k, "no line sets %tiles");
 	parse_span(open + 2, tend + 1, &k->pro, &k->npro);
 
-	/* the first call, its arguments, and the straight lines after it */
-	const char *call = strstr(tend, "call.uni (");
-	if (!call || sscanf(call, "call.uni (%47[^)]), mmagen_tile_origin, (%47[^,], %47[^,], %47[^)]);",
-			    k->call_ret, k->call_args[0], k->call_args[1], k->call_args[2]) != 4)
-		return kfail(k, "no call of mmagen_tile_origin after the tile count");
-	const char *after = strchr(call, '\n') + 1;
+	/* the first tile origin after the tile count (written inline: from
+	 * "// tile origin:" to "// tile origin end", reading %tile,
+	 * %tiles_m, %tiles_n and setting %m0, %n0), and the straight lines
+	 * after it */
+	const char *ob = strstr(tend, "// tile origin:");
+	const char *oe = ob ? strstr(ob, "// tile origin end") : NULL;
+	if (!ob || !oe)
+		return kfail(k, "no tile origin (// tile origin: ... // tile origin end) after the tile count");
+	parse_span(strchr(ob, '\n') + 1, oe, &k->fn, &k->nfn);
+	snprintf(k->call_args[0], sizeof k->call_args[0], "%%tile");
+	snprintf(k->call_args[1], sizeof k->call_args[1], "%%tiles_m");
+	snprintf(k->call_args[2], sizeof k->call_args[2], "%%tiles_n");
+	const char *after = strchr(oe, '\n') + 1;
 	struct ins *rest;
 	int nrest;
 	const char *lab = strstr(after, "\n$");
@@ -459,19 +449,17 @@ static int run_prologue(const struct kernel *k, struct machine *mc, uint32_t *ti
 static int origin_of(const struct kernel *k, struct machine *mc, uint32_t tile,
 		     uint32_t tiles_m, uint32_t tiles_n, struct origin *o)
 {
-	struct machine f = { .n = 0 };
-	uint32_t a[3] = { tile, tiles_m, tiles_n };
-	for (int i = 0; i < 3; i++)
-		set(&f, k->fn_par[i], a[i], NULL);
-	for (int i = 0; i < k->nfn && !f.error; i++)
-		step(&f, &k->fn[i]);
-	uint64_t r = need(&f, k->fn_ret);
-	if (f.error) {
-		snprintf(mc->why, sizeof mc->why, "mmagen_tile_origin: %.130s", f.why);
-		mc->error = 1;
+	set(mc, "%tile", tile, NULL);
+	set(mc, "%tiles_m", tiles_m, NULL);
+	set(mc, "%tiles_n", tiles_n, NULL);
+	for (int i = 0; i < k->nfn && !mc->error; i++)
+		step(mc, &k->fn[i]);
+	if (mc->error) {
+		char why[sizeof mc->why];
+		snprintf(why, sizeof why, "tile origin: %.130s", mc->why);
+		snprintf(mc->why, sizeof mc->why, "%s", why);
 		return -1;
 	}
-	set(mc, k->call_ret, r, NULL);
 	for (int i = 0; i < k->npost && !mc->error; i++)
 		step(mc, &k->post[i]);
 	o->m0 = (uint32_t)need(mc, "%m0");
@@ -654,7 +642,7 @@ static void test_mutants(void)
 		return;
 	char *shift = replace(ptx, "mul.lo.u32 %n0, %tn, 192;", "shl.b32 %n0, %tn, 8;");
 	char *down = replace(ptx, "add.u32 %tiles_n, %n, 191;", "add.u32 %tiles_n, %n, 190;");
-	char *unknown = replace(ptx, "rem.u32 %in, tile, %per_group;", "rem.u64 %in, tile, %per_group;");
+	char *unknown = replace(ptx, "rem.u32 %in, %tile, %per_group;", "rem.u64 %in, %tile, %per_group;");
 	CHECK(shift && down && unknown, "the mutated lines are in the kernel (update this test)");
 	CHECK(!sweep(ptx, 128, 192, 1, why, sizeof why), "the real kernel: %s", why);
 	CHECK(shift && sweep(shift, 128, 192, 1, why, sizeof why), "n0 = tn << 8 went unnoticed");
