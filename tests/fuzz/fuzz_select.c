@@ -189,10 +189,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r.opcode && strlen(r.opcode) > OPCODE_MAX)
 		goto out;
 
-	/* the brute-force answer: how many distinct opcodes match */
+	/* the brute-force answer: how many distinct opcodes match (the
+	 * opcode compared here, the fields by mmagen_form_matches) */
+	mmagen_request fields = r;
+	fields.opcode = NULL;
 	for (size_t i = 0; r.target >= 0 && i < mmagen_form_count(); i++) {
 		const mmagen_form *g = mmagen_form_at(i);
-		if (!mmagen_form_on_target(g, r.target) || !mmagen_form_matches(&r, g))
+		if (!mmagen_form_on_target(g, r.target) || !mmagen_form_matches(&fields, g) ||
+		    (r.opcode && strcmp(r.opcode, mmagen_form_opcode(g, op, sizeof op))))
 			continue;
 		if (!first) {
 			first = g;
