@@ -6,9 +6,9 @@
  * files or a driver: run, bench, quantize and dequantize are only parsed
  * (fuzz_quant.c runs quantize and dequantize on files it owns), and an
  * input naming an output file (-o, --output; --save, --load) is skipped
- * whole.  What is checked: the exit status, one line
- * on stderr on failure (fuzz_cli_check), output on success where the
- * command always has some. */
+ * whole.  Checked: the exit status, one line on stderr on failure
+ * (fuzz_cli_check), output on success where the command always has
+ * some; and, under the sanitizers, no leak per run. */
 #include "fuzz.h"
 
 #include <string.h>
