@@ -69,6 +69,12 @@ cli = {
     'shape-bad': 'emit\ninstr\n--arch\nsm_90a\n--shape\nm+16n8k16\n',
     'value-missing': 'list\n--arch\n',
     'nul-args': 'emit\0instr\0--opcode\0a\nb\x1b[31m\0--arch\0sm_90a\0',
+    # findings 13, 16, 17, 18 of issue 11
+    'arch-huge': 'list\n--arch\nsm_-9223372036854775808\n',
+    'shape-any': 'emit\ninstr\n--arch\nsm_90a\n--shape\nm65535n8k16\n--a\nbf16\n',
+    'escape-in-opcode': 'emit\ninstr\n--arch\nsm_90a\n--opcode\nab\x1b[31mc\n',
+    'layout-bad': 'emit\ninstr\n--arch\nsm_90a\n--layout\nr.c\n',
+    'seed-negative': 'run\ntile\n--arch\nsm_90a\n--seed\n-1\n',
 }
 for k, v in cli.items():
     write('cli', k, v)
