@@ -7,7 +7,7 @@
 # -j   harnesses run at once (default 1)
 # -b   build directory (default build-fuzz); configured here when it does
 #      not exist: clang, ASan+UBSan, -Dfuzz=true
-# HARNESS: select cli quant cache (default: all)
+# HARNESS: select cli quant cache ... (default: every tests/fuzz/fuzz_*.c)
 #
 # Each harness starts from its seed corpus (tests/fuzz/corpus/NAME, read
 # only) and keeps what it finds in BUILDDIR/fuzz-corpus/NAME.  A crash,
@@ -28,15 +28,20 @@ while getopts t:j:b: o; do
 	esac
 done
 shift $((OPTIND - 1))
-names=${*:-select cli quant cache}
+all=$(cd "$src/tests/fuzz" && for f in fuzz_*.c; do n=${f#fuzz_}; printf '%s ' "${n%.c}"; done)
+names=${*:-$all}
 
 if [ ! -f "$build/build.ninja" ]; then
 	CC=${CC:-clang} meson setup "$build" "$src" -Dfuzz=true \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 fi
+grep -q -- '-fsanitize=fuzzer ' "$build/build.ninja" || {
+	echo "run.sh: $build was configured without -Dfuzz=true (clang); use another -b" >&2
+	exit 2
+}
 targets=
 for n in $names; do
-	[ -f "$src/tests/fuzz/fuzz_$n.c" ] || { echo "run.sh: no harness '$n'; have: select cli quant cache" >&2; exit 2; }
+	[ -f "$src/tests/fuzz/fuzz_$n.c" ] || { echo "run.sh: no harness '$n'; have: $all" >&2; exit 2; }
 	targets="$targets tests/fuzz/fuzz_$n"
 done
 # shellcheck disable=SC2086
