@@ -45,6 +45,12 @@ int main(int argc, char **argv)
 	char *ok = malloc(n);
 	char **msg = calloc(n, sizeof *msg);
 	size_t assembled = 0, too_low = 0, below = 0;
+	int rc = 1;
+
+	if (!fs || !ok || !msg) {
+		printf("out of memory\n");
+		goto out;
+	}
 
 	/* 1. assembles at its own minimum version, and (2.) not one lower */
 	for (size_t vi = 0; vi < ptx_nversions; vi++) {
@@ -58,8 +64,10 @@ int main(int argc, char **argv)
 		if (!k)
 			continue;
 		memset(msg, 0, k * sizeof *msg);
-		if (harness_assemble(&h, t, v, fs, k, ok, msg) < 0)
-			return printf("cannot run ptxas\n"), 1;
+		if (harness_assemble(&h, t, v, fs, k, ok, msg) < 0) {
+			printf("cannot run ptxas\n");
+			goto out;
+		}
 		for (size_t i = 0; i < k; i++) {
 			if (!ok[i])
 				report("table form rejected", t, v, fs[i], msg[i]);
@@ -71,7 +79,7 @@ int main(int argc, char **argv)
 		if (v <= mmagen_target_min_ptx(t) || !lower)
 			continue;
 		if (harness_assemble(&h, t, lower, fs, k, ok, NULL) < 0)
-			return 1;
+			goto out;
 		for (size_t i = 0; i < k; i++) {
 			if (ok[i])
 				report("accepted below the table's minimum .version", t, lower,
@@ -98,7 +106,7 @@ int main(int argc, char **argv)
 		if (!k)
 			continue;
 		if (harness_assemble(&h, t, v, fs, k, ok, NULL) < 0)
-			return 1;
+			goto out;
 		for (size_t i = 0; i < k; i++) {
 			if (ok[i])
 				report("accepted below the table's minimum target", t, v, fs[i], NULL);
@@ -109,5 +117,13 @@ int main(int argc, char **argv)
 	printf("%s: %zu forms assembled, %zu rejected one .version lower, %zu rejected here (their minimum target is next)\n",
 	       mmagen_target_name(t), assembled, too_low, below);
 	passed += assembled + too_low + below;
-	return check_summary();
+	rc = check_summary();
+out:
+	/* msg[i] is freed as it is reported; a failed batch may leave some */
+	for (size_t i = 0; msg && i < n; i++)
+		free(msg[i]);
+	free(msg);
+	free(ok);
+	free((void *)fs);
+	return rc;
 }
