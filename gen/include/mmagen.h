@@ -619,6 +619,12 @@ MMAGEN_API
 mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out);
 MMAGEN_API
 mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out);
+/* mmagen_tc_sdesc_encode for target t (mmagen_target_parse), which also
+ * checks the descriptor's target rules: lbo_mode 1 (absolute) only on
+ * sm_103a (PTX ISA 9.7.16.4.1.1).  mmagen_tc_sdesc_encode knows no
+ * target and checks only that each field fits. */
+MMAGEN_API
+mmagen_status mmagen_tc_sdesc_encode_on(const mmagen_tc_sdesc *d, int t, uint64_t *out);
 
 /* ---- tile kernels (gen/kernel_tile.c) ----
  * One warp (mma) runs one instruction on a tile read from global memory:
