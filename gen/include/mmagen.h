@@ -336,7 +336,11 @@ mmagen_status mmagen_frag_map(const mmagen_form *f, int operand, unsigned lane,
  * sparsity selector `sel`.  *bits is the index width: 2, or 4 for tf32,
  * whose 4-bit field holds 0b0100 (position 0) or 0b1110 (position 1).
  * For 4:8 types (s4/u4, packed e2m1) both elements of a pair give the same
- * field, which holds the pair's position 0..3. */
+ * field, which holds the pair's position 0..3.  tcgen05 .sp forms: the
+ * "lane" is the word of the tile kernel's E parameter (row * W + i, W = 1
+ * for kind::f16/tf32, else 2): each row's fields follow one another in K
+ * order from bit 0; sel must be 0; the kernel puts the words in Tensor
+ * Memory. */
 MMAGEN_API
 mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 			      unsigned ccol, unsigned *lane, unsigned *bit,
