@@ -37,4 +37,15 @@ unsigned frag_regs(unsigned elems, unsigned elem_bits, mmagen_type t);
 int mmagen_sparse_granule(const mmagen_form *f, unsigned *group, unsigned *keep,
 			  unsigned *unit);
 
+/* tcgen05 .sp metadata in Tensor Memory (sparse.c): a row's metadata in
+ * 16-bit pieces (2 for kind::f16/tf32, else 4), and the table of which
+ * piece each 16-bit slot of each lane's metadata columns holds:
+ * tab[lane * pieces + slot] = row * pieces + piece (rows of this CTA), or
+ * TC_META_NONE; TC_LANES * pieces entries.  MMAGEN_UNSUPPORTED where no
+ * layout is known. */
+#define TC_LANES 128u
+#define TC_META_NONE 0xFFFFFFFFu
+unsigned tc_meta_pieces(const mmagen_form *f);
+mmagen_status tc_meta_table(const mmagen_form *f, unsigned rows, uint32_t *tab);
+
 #endif

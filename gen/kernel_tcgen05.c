@@ -26,10 +26,12 @@
  *     per 16 bytes, packed from bit 0, the rest zero (b4x16_p64,
  *     b6x16_p32); in TMEM (A) one element per byte, e2m1 in bits 2..5 and
  *     FP6 in bits 0..5, as mma.sync's registers hold them.
- *   - E (sparse): row r of A's metadata, M x W 32-bit words (W = 1 for
- *     kind::f16/tf32, 2 otherwise), goes into the TMEM lane of row r, W
- *     columns; its bit format (ISA Figure 260) is the caller's, sparsity
- *     selector 0.
+ *   - E (sparse): A's metadata, M x W 32-bit words per row (W = 1 for
+ *     kind::f16/tf32, 2 otherwise; bit format ISA Figure 260, the
+ *     caller's), goes into W TMEM columns by the table mmagen_te that
+ *     tc_meta_table (sparse.c) lays out: kind::f16/tf32 interleave rows
+ *     and K halves over the lanes, the other kinds put row r in its
+ *     lane; sparsity selector 0.
  *   - SA (M x V) and SB (V x N), V scale factors per row/column (ISA
  *     Table 56): SF of row m sits in lane m % 32 of every 32-lane
  *     partition, column m / 32, byte v (scale-factor id 0): the 32x128b
@@ -56,6 +58,8 @@ struct plan {
 	int dp;
 	unsigned dcols, a_col, meta_col, mcols, sfa_col, sfb_col, sfb_chunks,
 		nsf, tcols;
+	unsigned sfb_cstep;            /* SB columns per 512-byte chunk */
+	int sfb_pair;                  /* Layout B: one 64x128b copy of 2 chunks */
 	uint32_t idesc;
 	uint64_t desc_a, desc_b, desc_sf;  /* start address 0 */
 	int scale_d;
@@ -162,9 +166,15 @@ static mmagen_status make_plan(const mmagen_form *f, const mmagen_tile_opts *o,
 	p->b_off = p->a_off + align_up(region_bytes(p, p->rows_a, p->kc_a), 1024);
 	p->sf_off = p->b_off + align_up(region_bytes(p, p->rows_b, p->kc_b), 1024);
 	p->nsf = tc_scale_count(f);
-	p->sfb_chunks = p->nsf ? (p->n + 127) / 128 : 0;
-	p->smem = p->sf_off + (p->nsf ? 512 * (1 + p->sfb_chunks) : 0);
 	p->dp = pick_datapath(p);
+	/* Layout B (2x2): lanes 64-127 hold D's columns N/2.., so they need
+	 * SB's columns N/2.. (CUTLASS ScaleFactorDuplicated2by2): chunk 1
+	 * holds columns 0..N/2-1, chunk 2 columns N/2..N-1, and one
+	 * 64x128b.warpx2::01_23 copy puts them in lanes 0-63 and 64-127. */
+	p->sfb_pair = p->nsf && p->dp == DP_B;
+	p->sfb_cstep = p->sfb_pair ? p->n / 2 : 128;
+	p->sfb_chunks = p->nsf ? (p->n + p->sfb_cstep - 1) / p->sfb_cstep : 0;
+	p->smem = p->sf_off + (p->nsf ? 512 * (1 + p->sfb_chunks) : 0);
 	p->dcols = d_columns(p);
 	unsigned col = align_up(p->dcols, 8);
 	if (f->asrc == MMAGEN_ASRC_TMEM) {
@@ -172,14 +182,17 @@ static mmagen_status make_plan(const mmagen_form *f, const mmagen_tile_opts *o,
 		col += 8;          /* 32 bytes of K per row */
 	}
 	if (f->sparse) {
-		p->mcols = f->kind == MMAGEN_KIND_F16 || f->kind == MMAGEN_KIND_TF32 ? 1 : 2;
+		uint32_t tab[TC_LANES * 4];
+		if ((s = tc_meta_table(f, p->rows_a, tab)))
+			return s;
+		p->mcols = tc_meta_pieces(f) / 2;
 		p->meta_col = col;
 		col += 8;
 	}
 	if (p->nsf) {
 		p->sfa_col = col;
 		p->sfb_col = col + 4;
-		col += 4 + 4 * p->sfb_chunks;
+		col += 4 + (p->sfb_pair ? 4 : 4 * p->sfb_chunks);
 	}
 	p->tcols = pow2_cols(col);
 	return encode_descriptors(f, o, p);
@@ -314,7 +327,7 @@ static void emit_fill(struct kb *kb, const struct plan *p, const struct regs *R,
 
 /* Scale factors into 512-byte chunks: byte (m%32)*16 + (m/32)*4 + v holds
  * SF v of row m (chunk 0: SA, this CTA's rows) or of column
- * 128*(q-1) + m (chunk q >= 1: SB). */
+ * cstep*(q-1) + m, m < cstep (chunk q >= 1: SB). */
 static void emit_sf_fill(struct kb *kb, const struct plan *p, const struct regs *R)
 {
 	kreg q = kb_reg(kb, K_B32), b = kb_reg(kb, K_B32), m = kb_reg(kb, K_B32);
@@ -336,12 +349,15 @@ static void emit_sf_fill(struct kb *kb, const struct plan *p, const struct regs 
 	       "\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n\t@$r ld.global.u8 $r, [$r];\n",
 	   pv, q, pp, pv, m, p->rows_a, pv, t, R->rank, p->rows_a, m, t, t, p->nsf, v,
 	   x, t, x, gptr(R, "SA"), x, pv, h, x);
-	/* SB: column 128*(q-1) + m */
-	ke(kb, "\tsetp.ne.and.u32 $r, $r, 0, $r;\n\tsub.u32 $r, $r, 1;\n"
-	       "\tmad.lo.u32 $r, $r, 128, $r;\n\tsetp.lt.and.u32 $r, $r, $u, $r;\n"
+	/* SB: column cstep*(q-1) + m (m < cstep where a chunk holds less) */
+	ke(kb, "\tsetp.ne.and.u32 $r, $r, 0, $r;\n", pv, q, pp);
+	if (p->sfb_cstep < 128)
+		ke(kb, "\tsetp.lt.and.u32 $r, $r, $u, $r;\n", pv, m, p->sfb_cstep, pv);
+	ke(kb, "\tsub.u32 $r, $r, 1;\n"
+	       "\tmad.lo.u32 $r, $r, $u, $r;\n\tsetp.lt.and.u32 $r, $r, $u, $r;\n"
 	       "\tmad.lo.u32 $r, $r, $u, $r;\n\tcvt.u64.u32 $r, $r;\n"
 	       "\tadd.u64 $r, $r, $r;\n\t@$r ld.global.u8 $r, [$r];\n",
-	   pv, q, pp, t, q, t, t, m, pv, t, p->n, pv, t, v, p->n, t, x, t, x, gptr(R, "SB"), x,
+	   t, q, t, t, p->sfb_cstep, m, pv, t, p->n, pv, t, v, p->n, t, x, t, x, gptr(R, "SB"), x,
 	   pv, h, x);
 	ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tst.shared.u8 [$r], $r;\n",
 	   t, R->sb, p->sf_off, t, t, lp.i, t, h);
@@ -452,14 +468,27 @@ static void emit_a_tmem(struct kb *kb, const struct plan *p, const struct regs *
 	emit_tmem_st(kb, ta, v);
 }
 
+/* The metadata table (tc_meta_table): entry [lane][slot] names the 16-bit
+ * piece of E (this CTA's rows) that lands in that slot of the lane's
+ * metadata columns. */
+static void emit_meta_table(struct kb *kb, const struct plan *p)
+{
+	uint32_t tab[TC_LANES * 4];
+	mmagen_status s = tc_meta_table(p->f, p->rows_a, tab);
+	assert(!s);   /* make_plan checked it */
+	(void)s;
+	frag_table_words(kb, "mmagen_te", tab, TC_LANES * 2 * p->mcols);
+}
+
 static void emit_meta_tmem(struct kb *kb, const struct plan *p, const struct regs *R)
 {
 	kreg v = kb_regs(kb, K_B32, p->mcols), ta = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64);
-	ke(kb, "\t// E into TMEM: this lane's row of metadata\n"
+	struct frag_io io = { .tab = "mmagen_te", .regs = p->mcols, .elems = 2, .bits = 16,
+			      .g = x, .lane = R->tx };
+	ke(kb, "\t// E into TMEM: this lane's metadata pieces (table mmagen_te)\n"
 	       "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
-	   x, R->grow, 4 * p->mcols, x, gptr(R, "E"), x);
-	for (unsigned w = 0; w < p->mcols; w++)
-		ke(kb, "\tld.global.b32 $r, [$r+$u];\n", kr_at(v, w), x, 4 * w);
+	   x, R->rank, p->rows_a * 4 * p->mcols, x, gptr(R, "E"), x);
+	frag_load_holes(kb, &io, v);
 	ke(kb, "\tadd.u32 $r, $r, $u;\n", ta, R->tl, p->meta_col);
 	emit_tmem_st(kb, ta, v);
 }
@@ -495,11 +524,18 @@ static void emit_issue(struct kb *kb, const struct plan *p, const struct regs *R
 		ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n",
 		   tile_find_op(in, "sat")->reg, R->taddr, p->sfa_col,
 		   tile_find_op(in, "sbt")->reg, R->taddr, p->sfb_col);
+		/* 32x128b.warpx4: 32 rows of 16 bytes into every lane group;
+		 * 64x128b.warpx2::01_23: rows 0-31 into lanes 0-63, rows 32-63
+		 * into lanes 64-127 (CUTLASS SM100_UTCCP_2x64dp128bitlw0123) */
 		for (unsigned q = 0; q <= p->sfb_chunks; q++) {
 			kreg d = kb_reg(kb, K_B64), ta = kb_reg(kb, K_B32);
+			int pair = q && p->sfb_pair;
+			if (pair && q > 1)
+				break;
 			emit_desc(kb, d, R, p->sf_off + 512 * q, p->desc_sf);
-			ke(kb, "\tadd.u32 $r, $r, $u;\n\ttcgen05.cp.cta_group::$u.32x128b.warpx4 [$r], $r;\n",
-			   ta, R->taddr, q ? p->sfb_col + 4 * (q - 1) : p->sfa_col, p->cg, ta, d);
+			ke(kb, "\tadd.u32 $r, $r, $u;\n\ttcgen05.cp.cta_group::$u.$s [$r], $r;\n",
+			   ta, R->taddr, q ? p->sfb_col + 4 * (q - 1) : p->sfa_col, p->cg,
+			   pair ? "64x128b.warpx2::01_23" : "32x128b.warpx4", ta, d);
 		}
 	}
 	emit_instruction(kb_buf(kb), f, in);
@@ -560,6 +596,9 @@ static mmagen_status tcgen05_emit(const mmagen_form *f, int t, const mmagen_tile
 	instr_of(f, &in);
 	kb_bind(&kb, &in);
 	set_head(&kb, &p, t);
+	kb_at(&kb, "tables");
+	if (f->sparse)
+		emit_meta_table(&kb, &p);
 	kb_at(&kb, "pointers");
 	tile_entry_params(&kb, ti, g);
 	template_regs(&kb, &p, &R);

@@ -292,6 +292,24 @@ mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 			"sparse metadata: no mma.sp m16n8k%u form with A %s to take the layout from",
 			f->k, mmagen_type_name((mmagen_type)f->a));
 	}
+	/* tcgen05.mma.sp: the tile's E words, row by row, fields in K order
+	 * (where they go in Tensor Memory: tc_meta_table). */
+	if (f && f->family == MMAGEN_FAM_TCGEN05 && f->sparse &&
+	    !mmagen_sparse_granule(f, &group, &keep, &unit)) {
+		unsigned width = keep == 1 ? 4 : 2, words = tc_meta_pieces(f) / 2;
+		if (ccol >= f->k / 2u || sel)
+			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+				"sparse metadata: column %u of %u, selector %u (tile kernels use 0)",
+				ccol, f->k / 2u, sel);
+		unsigned at = ccol / unit * width;
+		if (lane)
+			*lane = row * words + at / 32;
+		if (bit)
+			*bit = at % 32;
+		if (bits)
+			*bits = width;
+		return MMAGEN_OK;
+	}
 	if (!f || f->family != MMAGEN_FAM_MMA || !f->sparse ||
 	    mmagen_sparse_granule(f, &group, &keep, &unit) != 0)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,

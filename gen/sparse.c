@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -189,5 +190,100 @@ mmagen_status mmagen_sparse_compress(const mmagen_form *f, unsigned m,
 			}
 		}
 	}
+	return MMAGEN_OK;
+}
+
+/* ---- tcgen05 .sp: the metadata in Tensor Memory ----
+ *
+ * A row's metadata is one bit string in K order (2-bit indices for 2:4,
+ * 4-bit codes for tf32's 1:2 and for the pair-wise 4:8), cut into 16-bit
+ * pieces: 2 per row for kind::f16/tf32 (32 bits), 4 for the 8-bit and
+ * packed 4-bit kinds (64 bits).  A layout is a list of digits, least
+ * significant first, that split the row (within the CTA) and the piece
+ * number and move the (lane, 16-bit slot) position by fixed steps; then
+ * the whole image is copied to the listed lane offsets.
+ *
+ * Sources.  kind::f16/tf32, M = 128 per CTA (cta_group::1 M = 128, .ws
+ * M = 128, cta_group::2 M = 256): lane = m%8 + 8 (piece) + 16 (m/16), slot
+ * (m/8)%2 -- CUTLASS cute/atom/mma_traits_sm100_frag.hpp (tmem_e_frg,
+ * 16- and 32-bit atoms) and JAX's format_tcgen05_sparse_metadata
+ * (reshape (8,2,8) x (4,2,8), citing the ISA's "Sparsity selector:
+ * kind::f16, M = 128/256" figure) agree; the ISA draws it only as a
+ * figure.  .ws M = 64 and 32: the same atom on 64 or 32 lanes, copied to
+ * every lane group (tmem_e_frg_ws).  The 8-bit and 4-bit kinds: row m in
+ * lane m, pieces along the columns (tmem_e_frg, 8-bit atom; JAX, 8-bit).
+ * kind::f16/tf32 with 64 rows per CTA and no .ws (cta_group::1 M = 64,
+ * cta_group::2 M = 128) has no second source: no layout here. */
+enum { TM_ROW, TM_PIECE };
+enum { TM_NP = 0xFF };            /* size: the pieces per row */
+
+struct tm_digit {
+	uint8_t src, size, dlane, dslot;
+};
+
+struct tm_layout {
+	uint8_t wide;                 /* 1: kind::f16/tf32 */
+	uint8_t rows, ws;             /* rows per CTA; ws 2: either */
+	struct tm_digit d[4];
+	uint8_t ncopies, copies[4];   /* lane offsets of the copies */
+};
+
+#define ROWD(n, l, s) { TM_ROW, (n), (l), (s) }
+#define PIECED(n, l, s) { TM_PIECE, (n), (l), (s) }
+static const struct tm_layout tm_layouts[] = {
+	{ 1, 128, 2, { ROWD(8, 1, 0), ROWD(2, 0, 1), ROWD(8, 16, 0), PIECED(2, 8, 0) }, 1, { 0 } },
+	{ 1, 64, 1, { ROWD(8, 1, 0), ROWD(2, 0, 1), ROWD(4, 16, 0), PIECED(2, 8, 0) }, 2, { 0, 64 } },
+	{ 1, 32, 1, { ROWD(8, 1, 0), ROWD(2, 0, 1), ROWD(2, 16, 0), PIECED(2, 8, 0) },
+	  4, { 0, 32, 64, 96 } },
+	{ 0, 128, 2, { ROWD(128, 1, 0), PIECED(TM_NP, 0, 1) }, 1, { 0 } },
+	{ 0, 64, 1, { ROWD(64, 1, 0), PIECED(TM_NP, 0, 1) }, 2, { 0, 64 } },
+	{ 0, 32, 1, { ROWD(32, 1, 0), PIECED(TM_NP, 0, 1) }, 4, { 0, 32, 64, 96 } },
+	/* half data path (Layouts C and F): lanes 0-15 of each lane group */
+	{ 0, 64, 0, { ROWD(16, 1, 0), ROWD(4, 32, 0), PIECED(TM_NP, 0, 1) }, 1, { 0 } },
+};
+#undef ROWD
+#undef PIECED
+
+unsigned tc_meta_pieces(const mmagen_form *f)
+{
+	return f->kind == MMAGEN_KIND_F16 || f->kind == MMAGEN_KIND_TF32 ? 2 : 4;
+}
+
+mmagen_status tc_meta_table(const mmagen_form *f, unsigned rows, uint32_t *tab)
+{
+	int wide = f->kind == MMAGEN_KIND_F16 || f->kind == MMAGEN_KIND_TF32;
+	unsigned np = tc_meta_pieces(f);
+	const struct tm_layout *l = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tm_layouts) && !l; i++)
+		if (tm_layouts[i].wide == wide && tm_layouts[i].rows == rows &&
+		    (tm_layouts[i].ws == 2 || tm_layouts[i].ws == !!f->ws))
+			l = &tm_layouts[i];
+	if (!l)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"no tile kernel for sparse kind::%s with %u rows per CTA%s: where its metadata "
+			"sits in Tensor Memory is drawn only in the ISA's figures, and no second "
+			"source has it (use M = %s)", mmagen_qual_name(MMAGEN_Q_KIND, f->kind), rows,
+			f->ws ? " (.ws)" : "", f->cta_group == 2 ? "256" : "128");
+	for (unsigned i = 0; i < TC_LANES * np; i++)
+		tab[i] = TC_META_NONE;
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned pc = 0; pc < np; pc++) {
+			unsigned left[2] = { r, pc }, lane = 0, slot = 0;
+			for (unsigned i = 0; i < ARRAY_SIZE(l->d) && l->d[i].size; i++) {
+				const struct tm_digit *d = &l->d[i];
+				unsigned size = d->size == TM_NP ? np : d->size;
+				unsigned x = left[d->src] % size;
+				left[d->src] /= size;
+				lane += x * d->dlane;
+				slot += x * d->dslot;
+			}
+			assert(!left[0] && !left[1] && slot < np);
+			for (unsigned c = 0; c < l->ncopies; c++) {
+				unsigned at = (lane + l->copies[c]) * np + slot;
+				assert(lane + l->copies[c] < TC_LANES && tab[at] == TC_META_NONE);
+				tab[at] = r * np + pc;
+			}
+		}
 	return MMAGEN_OK;
 }

@@ -9,6 +9,7 @@
  */
 #include "tcgen05.h"
 #include "desc.h"
+#include "table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +465,43 @@ mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out)
 		[SD_SWIZZLE] = d->swizzle,
 	};
 	return desc_pack(&tc_sdesc_spec, v, out);
+}
+
+/* Descriptor field values that only some targets take (targets.def
+ * features): field, value, feature, what it is. */
+static const struct {
+	unsigned field;
+	uint64_t value;
+	uint32_t feature;
+	const char *what;
+} sdesc_gates[] = {
+	{ SD_LBO_MODE, 1, F_TC05LBO, "LBO mode 1 (absolute leading-dimension address)" },
+};
+
+mmagen_status mmagen_tc_sdesc_encode_on(const mmagen_tc_sdesc *d, int t, uint64_t *out)
+{
+	if (!d || !out)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+					"mmagen_tc_sdesc_encode_on: NULL argument");
+	if (t < 0 || t >= T_COUNT)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+					"mmagen_tc_sdesc_encode_on: target %d is not one of mmagen_target_parse's", t);
+	const uint64_t v[SD_N] = { [SD_LBO_MODE] = d->lbo_mode };
+	for (size_t i = 0; i < ARRAY_SIZE(sdesc_gates); i++) {
+		if (v[sdesc_gates[i].field] != sdesc_gates[i].value ||
+		    (mmagen_targets[t].features & sdesc_gates[i].feature))
+			continue;
+		char on[128] = "";
+		size_t o = 0;
+		for (int u = 0; u < T_COUNT; u++)
+			if (mmagen_targets[u].features & sdesc_gates[i].feature && o < sizeof on)
+				o += (size_t)snprintf(on + o, sizeof on - o, "%s%s", o ? ", " : "",
+						      mmagen_targets[u].name);
+		return mmagen_set_error(MMAGEN_TARGET,
+			"sm_100 smem descriptor: %s needs target %s (got %s; use LBO mode 0)",
+			sdesc_gates[i].what, on, mmagen_targets[t].name);
+	}
+	return mmagen_tc_sdesc_encode(d, out);
 }
 
 mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out)

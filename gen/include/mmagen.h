@@ -358,7 +358,11 @@ mmagen_status mmagen_frag_map(const mmagen_form *f, int operand, unsigned lane,
  * sparsity selector `sel`.  *bits is the index width: 2, or 4 for tf32,
  * whose 4-bit field holds 0b0100 (position 0) or 0b1110 (position 1).
  * For 4:8 types (s4/u4, packed e2m1) both elements of a pair give the same
- * field, which holds the pair's position 0..3. */
+ * field, which holds the pair's position 0..3.  tcgen05 .sp forms: the
+ * "lane" is the word of the tile kernel's E parameter (row * W + i, W = 1
+ * for kind::f16/tf32, else 2): each row's fields follow one another in K
+ * order from bit 0; sel must be 0; the kernel puts the words in Tensor
+ * Memory. */
 MMAGEN_API
 mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 			      unsigned ccol, unsigned *lane, unsigned *bit,
@@ -648,6 +652,12 @@ MMAGEN_API
 mmagen_status mmagen_tc_sdesc_encode(const mmagen_tc_sdesc *d, uint64_t *out);
 MMAGEN_API
 mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out);
+/* mmagen_tc_sdesc_encode for target t (mmagen_target_parse), which also
+ * checks the descriptor's target rules: lbo_mode 1 (absolute) only on
+ * sm_103a (PTX ISA 9.7.16.4.1.1).  mmagen_tc_sdesc_encode knows no
+ * target and checks only that each field fits. */
+MMAGEN_API
+mmagen_status mmagen_tc_sdesc_encode_on(const mmagen_tc_sdesc *d, int t, uint64_t *out);
 
 /* ---- tile kernels (gen/kernel_tile.c) ----
  * One warp (mma) runs one instruction on a tile read from global memory:

@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,6 +296,98 @@ static void test_idesc_round_trip(void)
 	CHECK(encoded > 10000, "only %lu random parameter sets encoded", encoded);
 }
 
+/* LBO mode 1 (absolute): sm_103a only (PTX ISA 9.7.16.4.1.1); mode 0 on
+ * every tcgen05 target; the word is the plain encoder's. */
+static void test_lbo_gate(void)
+{
+	static const struct {
+		const char *target;
+		int ok;
+	} cases[] = {
+		{ "sm_100a", 0 }, { "sm_100f", 0 }, { "sm_103a", 1 }, { "sm_103f", 0 },
+		{ "sm_110a", 0 },
+	};
+	mmagen_tc_sdesc d = { 0x400, 0x800, 1024, 0, 1, MMAGEN_SWIZZLE_128B }, d0 = d;
+	uint64_t plain = 0, plain0 = 0;
+	d0.lbo_mode = 0;
+	CHECK(!mmagen_tc_sdesc_encode(&d, &plain) && !mmagen_tc_sdesc_encode(&d0, &plain0) &&
+	      plain == (plain0 | 1ull << 52), "lbo gate: plain encodes");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int t;
+		uint64_t w = 0x1234;
+		char want[128];
+		CHECK(!mmagen_target_parse(cases[i].target, &t), "parse %s", cases[i].target);
+		mmagen_status s = mmagen_tc_sdesc_encode_on(&d, t, &w);
+		snprintf(want, sizeof want, "LBO mode 1 (absolute leading-dimension address) needs "
+			 "target sm_103a (got %s; use LBO mode 0)", cases[i].target);
+		if (cases[i].ok)
+			CHECK(!s && w == plain, "lbo gate %s: %s", cases[i].target, mmagen_last_error());
+		else
+			CHECK(s == MMAGEN_TARGET && strstr(mmagen_last_error(), want) && w == 0x1234,
+			      "lbo gate %s: status %d \"%s\"", cases[i].target, s, mmagen_last_error());
+		w = 0;
+		CHECK(!mmagen_tc_sdesc_encode_on(&d0, t, &w) && w == plain0, "lbo mode 0 on %s",
+		      cases[i].target);
+	}
+	CHECK(mmagen_tc_sdesc_encode_on(&d, -1, &plain) == MMAGEN_INVALID_ARGUMENT, "bad target");
+}
+
+/* tc_meta_table against the layouts written out from CUTLASS's tmem_e_frg
+ * / tmem_e_frg_ws and JAX's format_tcgen05_sparse_metadata: kind::f16/tf32,
+ * rows R per CTA (128, or .ws 64/32): row m's 16-bit piece h sits in lane
+ * m%8 + 8h + 16(m/16) (+ every multiple of R below 128), slot (m/8)%2;
+ * other kinds: lane m (+ copies), slot h. */
+static void test_meta_layout(void)
+{
+	static const struct {
+		unsigned kind, ws, a, b, d, rows;
+		int ok;
+	} cases[] = {
+		{ K(F16), 0, T(F16), T(F16), T(F32), 128, 1 },
+		{ K(TF32), 0, T(TF32), T(TF32), T(F32), 128, 1 },
+		{ K(F16), 1, T(BF16), T(BF16), T(F32), 128, 1 },
+		{ K(F16), 1, T(F16), T(F16), T(F32), 64, 1 },
+		{ K(TF32), 1, T(TF32), T(TF32), T(F32), 32, 1 },
+		{ K(F16), 0, T(F16), T(F16), T(F32), 64, 0 },
+		{ K(I8), 0, T(S8), T(S8), T(S32), 128, 1 },
+		{ K(I8), 1, T(S8), T(S8), T(S32), 64, 1 },
+		{ K(F8F6F4), 0, T(E4M3), T(E4M3), T(F32), 64, 1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const mmagen_form *f = find(cases[i].kind, 1, 1, cases[i].ws, cases[i].a,
+					    cases[i].b, cases[i].d, 0xFF, 0xFF);
+		uint32_t tab[128 * 4], want[128 * 4];
+		if (!f) {
+			CHECK(0, "meta layout case %zu: no form", i);
+			continue;
+		}
+		int wide = cases[i].kind == K(F16) || cases[i].kind == K(TF32);
+		unsigned np = wide ? 2 : 4, rows = cases[i].rows, bad = 0;
+		CHECK(tc_meta_pieces(f) == np, "meta case %zu: pieces", i);
+		mmagen_status s = tc_meta_table(f, rows, tab);
+		if (!cases[i].ok) {
+			CHECK(s == MMAGEN_UNSUPPORTED && strstr(mmagen_last_error(), "rows per CTA"),
+			      "meta case %zu: refused: %s", i, mmagen_last_error());
+			continue;
+		}
+		CHECK(!s, "meta case %zu: %s", i, mmagen_last_error());
+		for (unsigned j = 0; j < 128 * np; j++)
+			want[j] = 0xFFFFFFFFu;
+		int half = !cases[i].ws && rows == 64;   /* Layouts C/F: lanes 0-15 */
+		for (unsigned m = 0; m < rows; m++)
+			for (unsigned h = 0; h < np; h++) {
+				unsigned lane = wide ? m % 8 + 8 * h + 16 * (m / 16) :
+						half ? 32 * (m / 16) + m % 16 : m;
+				unsigned slot = wide ? m / 8 % 2 : h;
+				for (unsigned c = 0; c < (half ? 1 : 128 / rows); c++)
+					want[(lane + c * rows) * np + slot] = m * np + h;
+			}
+		for (unsigned j = 0; j < 128 * np; j++)
+			bad += tab[j] != want[j];
+		CHECK(!bad, "meta case %zu: %u slots differ", i, bad);
+	}
+}
+
 int main(void)
 {
 	test_idesc();
@@ -302,5 +395,7 @@ int main(void)
 	test_ashift();
 	test_smem_desc();
 	test_idesc_round_trip();
+	test_lbo_gate();
+	test_meta_layout();
 	return check_summary();
 }
