@@ -408,7 +408,7 @@ static const struct cli_opt options[] = {
 	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
 	   "the block tile (sm_90a: M 128, N a multiple of 16 up to 256; default 128x256)"),
 	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
-	   "shared-memory pipeline stages (default 4)"),
+	   "shared-memory pipeline stages (default 4; mma.sync with 8 warps: up to 6, as many as fit)"),
 	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path)"),
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,

@@ -140,6 +140,9 @@ mmart_status mmart_alloc(mmart_ctx *ctx, size_t bytes, uint64_t *dptr);
 /* 0 is ignored. */
 MMART_API
 mmart_status mmart_free(mmart_ctx *ctx, uint64_t dptr);
+/* Synchronous: mmart_copy_to_device and mmart_memset8 return once the
+ * bytes are in device memory (they wait for the context), so a launch on
+ * any stream, non-blocking ones too, sees them. */
 MMART_API
 mmart_status mmart_copy_to_device(mmart_ctx *ctx, uint64_t dst,
 				  const void *src, size_t bytes);

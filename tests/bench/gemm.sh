@@ -22,6 +22,9 @@
 #   REPS     timed launches per shape (default 30)
 #   ARGS     more options for every run (e.g. "--cluster 2 --tile 128x256")
 #   LOAD=0   leaves the load times out
+#   PATHS    the kernels, space-separated: wgmma, mma.sync, or default (the
+#            GPU's own); each type is timed on each, side by side with
+#            cuBLASLt (e.g. PATHS="wgmma mma.sync"; default "default")
 # Exit 77 without a GPU, 1 when a run fails.
 mm=${1:-build/mmagen}
 csv=${2:-gemm-bench.csv}
@@ -30,6 +33,10 @@ here=$(dirname "$0")
 reps=${REPS:-30}
 types=${TYPES:-bf16}
 [ "$types" = all ] && types="bf16 f16 tf32 e4m3 s8"
+# each type on each path: "bf16@mma.sync"; @default passes no --path
+specs=
+for t in $types; do for p in ${PATHS:-default}; do specs="$specs $t@$p"; done; done
+types=$specs
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -68,19 +75,22 @@ parse_type() {
 # the CSV column says TFLOP/s; for integer inputs the figures are TOP/s
 echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio" >"$csv.tmp" || exit 1
 for spec in $types; do
+	path=${spec#*@} spec=${spec%@*}
+	[ "$path" = default ] && path=
 	abo=$(parse_type "$spec") || { rm -f "$csv.tmp"; exit 2; }
 	read -r a b out <<EOF
 $abo
 EOF
 	name="${a}x$b:$out"
+	name="$name${path:+@$path}"
 	unit="TFLOP/s"
 	case $a in s8 | u8) unit="TOP/s" ;; esac
-	printf '\n%s x %s -> %s\n\n| %5s | %5s | %5s | %14s | %16s | %6s |\n|---|---|---|---|---|---|\n' \
-		"$a" "$b" "$out" M N K "mmagen $unit" "cuBLASLt $unit" ratio
+	printf '\n%s x %s -> %s%s\n\n| %5s | %5s | %5s | %14s | %16s | %6s |\n|---|---|---|---|---|---|\n' \
+		"$a" "$b" "$out" "${path:+ ($path)}" M N K "mmagen $unit" "cuBLASLt $unit" ratio
 	echo "$shapes" | while read -r m n k; do
 		# shellcheck disable=SC2086
 		"$mm" run gemm --a "$a" --b "$b" --out "$out" --m "$m" --n "$n" --k "$k" \
-			--bench --reps "$reps" $ARGS </dev/null >"$log" 2>&1
+			--bench --reps "$reps" ${path:+--path "$path"} $ARGS </dev/null >"$log" 2>&1
 		rc=$?
 		[ $rc -eq 77 ] && { cat "$log"; exit 77; }
 		if [ $rc -ne 0 ]; then cat "$log"; echo "FAIL: $name $m x $n x $k"; exit 1; fi
@@ -108,13 +118,17 @@ echo "wrote $csv"
 if [ "${LOAD:-1}" != 0 ]; then
 	echo "type,step,median_ms,min_ms,max_ms" >"$base-load.csv.tmp" || exit 1
 	for spec in $types; do
+		path=${spec#*@} spec=${spec%@*}
+		[ "$path" = default ] && path=
 		abo=$(parse_type "$spec") || exit 2
 		read -r a b out <<EOF
 $abo
 EOF
 		name="${a}x$b:$out"
+		name="$name${path:+@$path}"
 		# shellcheck disable=SC2086
-		"$mm" run gemm --a "$a" --b "$b" --out "$out" --time-load $ARGS </dev/null >"$log" 2>&1
+		"$mm" run gemm --a "$a" --b "$b" --out "$out" --time-load ${path:+--path "$path"} $ARGS \
+			</dev/null >"$log" 2>&1
 		rc=$?
 		[ $rc -eq 77 ] && { cat "$log"; rm -f "$base-load.csv.tmp"; exit 77; }
 		if [ $rc -ne 0 ]; then

@@ -1,0 +1,991 @@
+/* test_gemm_sm80_replay.c - the mma.sync GEMM (gen/kernel_gemm_sm80.c)
+ * run on the CPU: a small interpreter executes the emitted PTX text of
+ * whole CTAs, instruction by instruction, and D is compared with a
+ * reference computed here from A, B and C.
+ *
+ * The interpreter knows only PTX: the integer and predicate arithmetic
+ * that makes the addresses and predicates, cp.async with its src-size
+ * zero fill and its groups (a copy lands at the wait that retires its
+ * group, as late as the rules allow, and reading its bytes before then is
+ * reported as a race), ldmatrix (.trans too) and mma.sync with the
+ * fragment layouts of the PTX ISA (restated below, not taken from the
+ * library), and the epilogue's loads, conversions, stores and atomics.
+ * Every global access must lie inside A, B, C or D.  The threads of a CTA
+ * run in lockstep, so every branch must be uniform (the kernel's are
+ * bra.uni).
+ *
+ * Inputs are small integers, so every sum is exact in f32 (and in f16
+ * where the kernel accumulates in f16) and D must match bit for bit.
+ * Nothing here is derived from the generator but the PTX itself. */
+#define _POSIX_C_SOURCE 200809L
+#include "mmagen.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the program ---- */
+
+enum okind { O_REG, O_IMM, O_VEC, O_ADDR, O_NAME, O_SPECIAL };
+enum special { SP_TID_X, SP_CTAID_X, SP_CTAID_Z, SP_NCTAID_Z };
+
+#define MAXVEC 4
+#define MAXOPS 6
+#define NAMELEN 32
+
+struct opnd {
+	enum okind k;
+	int reg;                     /* O_REG, O_ADDR's base (-1: a name) */
+	uint64_t imm;                /* O_IMM, O_ADDR's offset, O_SPECIAL */
+	int n, v[MAXVEC];            /* O_VEC */
+	char name[NAMELEN];          /* O_NAME, O_ADDR through a name */
+};
+
+/* The opcodes the kernel uses, by their full PTX spelling.  An opcode
+ * not listed fails the test: a change in the kernel must be taught here,
+ * never skipped. */
+#define OPS(X) \
+	X(ADD_U32, "add.u32") X(ADD_U64, "add.u64") X(SUB_U32, "sub.u32") \
+	X(MUL_LO_U32, "mul.lo.u32") X(MUL_LO_S32, "mul.lo.s32") X(MUL_WIDE_U32, "mul.wide.u32") \
+	X(MAD_LO_U32, "mad.lo.u32") X(MAD_LO_S32, "mad.lo.s32") X(DIV_U32, "div.u32") \
+	X(REM_U32, "rem.u32") X(MIN_U32, "min.u32") X(MAX_U32, "max.u32") \
+	X(SHL_B32, "shl.b32") X(SHL_B64, "shl.b64") X(SHR_U32, "shr.u32") X(SHR_B64, "shr.b64") \
+	X(AND_B32, "and.b32") X(XOR_B32, "xor.b32") X(AND_PRED, "and.pred") X(NOT_PRED, "not.pred") \
+	X(MOV_U32, "mov.u32") X(MOV_B32, "mov.b32") X(MOV_F32, "mov.f32") X(MOV_B16, "mov.b16") \
+	X(SETP_LT_U32, "setp.lt.u32") X(SETP_GE_U32, "setp.ge.u32") X(SETP_EQ_U32, "setp.eq.u32") \
+	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
+	X(SELP_U32, "selp.u32") X(SELP_B64, "selp.b64") X(CVT_U64_U32, "cvt.u64.u32") \
+	X(CVTA_GLOBAL, "cvta.to.global.u64") \
+	X(LD_PARAM_U32, "ld.param.u32") X(LD_PARAM_U64, "ld.param.u64") X(LD_PARAM_F32, "ld.param.f32") \
+	X(LD_GLOBAL_B32, "ld.global.b32") X(LD_GLOBAL_F32, "ld.global.f32") \
+	X(LD_GLOBAL_B16, "ld.global.b16") X(LD_GLOBAL_U16, "ld.global.u16") \
+	X(ST_GLOBAL_B32, "st.global.b32") X(ST_GLOBAL_V2_B32, "st.global.v2.b32") \
+	X(ST_GLOBAL_B16, "st.global.b16") \
+	X(RED_ADD_S32, "red.global.add.s32") X(RED_ADD_F32, "red.global.add.f32") \
+	X(CVT_F32_F16, "cvt.f32.f16") X(CVT_RN_F16_F32, "cvt.rn.f16.f32") \
+	X(CVT_RN_BF16_F32, "cvt.rn.bf16.f32") X(CVT_RN_F16X2_F32, "cvt.rn.f16x2.f32") \
+	X(CVT_RN_BF16X2_F32, "cvt.rn.bf16x2.f32") X(CVT_RN_F32_S32, "cvt.rn.f32.s32") \
+	X(CVT_RZI_S32_F32, "cvt.rzi.s32.f32") X(MUL_F32, "mul.f32") X(FMA_RN_F32, "fma.rn.f32") \
+	X(CP_ASYNC, "cp.async.cg.shared.global") X(CP_COMMIT, "cp.async.commit_group") \
+	X(CP_WAIT, "cp.async.wait_group") X(BAR_SYNC, "bar.sync") X(BRA_UNI, "bra.uni") \
+	X(RET, "ret") X(LDMATRIX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") \
+	X(LDMATRIX_T, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16")
+
+enum op {
+#define X_(id, s) OP_##id,
+	OPS(X_)
+#undef X_
+	OP_MMA
+};
+
+static const char *const op_names[] = {
+#define X_(id, s) s,
+	OPS(X_)
+#undef X_
+};
+
+struct mma_shape { unsigned k; mmagen_type d, a, b, c; };
+
+struct ins {
+	enum op op;
+	int guard, guard_neg;        /* guard: -1 none */
+	int nops;
+	struct opnd o[MAXOPS];
+	int target;                  /* bra: the instruction index */
+	struct mma_shape mma;
+	unsigned line;
+};
+
+struct prog {
+	struct ins *ins;
+	unsigned n, cap;
+	char (*regs)[NAMELEN];
+	unsigned nregs, regcap;
+	struct { char name[NAMELEN]; unsigned at; } labels[64];
+	unsigned nlabels;
+	unsigned threads;
+	char err[256];
+};
+
+static int reg_id(struct prog *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nregs; i++)
+		if (!strcmp(p->regs[i], name))
+			return (int)i;
+	if (p->nregs == p->regcap) {
+		p->regcap = p->regcap ? 2 * p->regcap : 256;
+		p->regs = realloc(p->regs, p->regcap * sizeof *p->regs);
+	}
+	snprintf(p->regs[p->nregs], NAMELEN, "%s", name);
+	return (int)p->nregs++;
+}
+
+static void trim(char *s)
+{
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = 0;
+	size_t lead = strspn(s, " \t");
+	memmove(s, s + lead, strlen(s + lead) + 1);
+}
+
+static int parse_opnd(struct prog *p, char *s, struct opnd *o)
+{
+	trim(s);
+	memset(o, 0, sizeof *o);
+	o->reg = -1;
+	if (*s == '{') {
+		o->k = O_VEC;
+		char *save = NULL;
+		s[strlen(s) - 1] = 0;
+		for (char *t = strtok_r(s + 1, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			trim(t);
+			if (o->n == MAXVEC)
+				return -1;
+			o->v[o->n++] = reg_id(p, t);
+		}
+		return 0;
+	}
+	if (*s == '[') {
+		o->k = O_ADDR;
+		s[strlen(s) - 1] = 0;
+		char *plus = strchr(s + 1, '+');
+		if (plus) {
+			*plus = 0;
+			o->imm = strtoull(plus + 1, NULL, 0);
+		}
+		char *b = s + 1;
+		trim(b);
+		if (*b == '%')
+			o->reg = reg_id(p, b);
+		else
+			snprintf(o->name, NAMELEN, "%s", b);
+		return 0;
+	}
+	if (!strcmp(s, "%tid.x") || !strcmp(s, "%ctaid.x") || !strcmp(s, "%ctaid.z") ||
+	    !strcmp(s, "%nctaid.z")) {
+		o->k = O_SPECIAL;
+		o->imm = !strcmp(s, "%tid.x") ? SP_TID_X : !strcmp(s, "%ctaid.x") ? SP_CTAID_X :
+			 !strcmp(s, "%ctaid.z") ? SP_CTAID_Z : SP_NCTAID_Z;
+		return 0;
+	}
+	if (*s == '%') {
+		o->k = O_REG;
+		o->reg = reg_id(p, s);
+		return 0;
+	}
+	if (s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {   /* f32 bits in hex */
+		o->k = O_IMM;
+		o->imm = strtoull(s + 2, NULL, 16);
+		return 0;
+	}
+	if ((*s >= '0' && *s <= '9') || *s == '-') {
+		o->k = O_IMM;
+		o->imm = (uint64_t)strtoll(s, NULL, 0);
+		return 0;
+	}
+	o->k = O_NAME;
+	snprintf(o->name, NAMELEN, "%s", s);
+	return 0;
+}
+
+/* mma.sync.aligned.m16n8kK.row.col.D.A.B.C */
+static int parse_mma(const char *opc, struct mma_shape *m)
+{
+	char t[4][8];
+	unsigned k;
+	if (sscanf(opc, "mma.sync.aligned.m16n8k%u.row.col.%7[^.].%7[^.].%7[^.].%7s", &k, t[0],
+		   t[1], t[2], t[3]) != 5)
+		return -1;
+	m->k = k;
+	mmagen_type *dst[4] = { &m->d, &m->a, &m->b, &m->c };
+	for (int i = 0; i < 4; i++)
+		if (mmagen_type_parse(t[i], dst[i]))
+			return -1;
+	return 0;
+}
+
+static int parse_line(struct prog *p, char *s, unsigned line)
+{
+	struct ins in;
+	memset(&in, 0, sizeof in);
+	in.guard = -1;
+	in.line = line;
+	if (*s == '@') {
+		char *sp = strpbrk(s, " \t");
+		*sp = 0;
+		in.guard_neg = s[1] == '!';
+		in.guard = reg_id(p, s + 1 + in.guard_neg);
+		s = sp + 1;
+		trim(s);
+	}
+	char *sp = strpbrk(s, " \t"), *args = sp ? sp + 1 : s + strlen(s);
+	if (sp)
+		*sp = 0;
+	unsigned i;
+	for (i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
+		if (!strcmp(s, op_names[i]))
+			break;
+	if (i < sizeof op_names / sizeof op_names[0]) {
+		in.op = (enum op)i;
+	} else if (!parse_mma(s, &in.mma)) {
+		in.op = OP_MMA;
+	} else {
+		snprintf(p->err, sizeof p->err, "line %u: the replay does not know %s", line, s);
+		return -1;
+	}
+	/* split at commas outside braces and brackets */
+	int depth = 0;
+	char *start = args;
+	for (char *c = args;; c++) {
+		if (*c == '{' || *c == '[')
+			depth++;
+		if (*c == '}' || *c == ']')
+			depth--;
+		if ((*c == ',' && !depth) || !*c) {
+			int end = !*c;
+			*c = 0;
+			if (*start) {
+				if (in.nops == MAXOPS || parse_opnd(p, start, &in.o[in.nops])) {
+					snprintf(p->err, sizeof p->err, "line %u: bad operands", line);
+					return -1;
+				}
+				in.nops++;
+			}
+			if (end)
+				break;
+			start = c + 1;
+		}
+	}
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 1024;
+		p->ins = realloc(p->ins, p->cap * sizeof *p->ins);
+	}
+	p->ins[p->n++] = in;
+	return 0;
+}
+
+static int parse(struct prog *p, const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+	int in_body = 0, rc = 0;
+	unsigned line = 0;
+	memset(p, 0, sizeof *p);
+	for (char *l = strtok_r(copy, "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save)) {
+		line++;
+		char *c = strstr(l, "//");
+		if (c)
+			*c = 0;
+		trim(l);
+		if (!strncmp(l, ".maxntid", 8))
+			p->threads = (unsigned)strtoul(l + 8, NULL, 10);
+		if (!in_body) {
+			in_body = !strcmp(l, "{");
+			continue;
+		}
+		if (!strcmp(l, "}"))
+			break;
+		if (!*l || *l == '.')
+			continue;
+		size_t len = strlen(l);
+		if (l[len - 1] == ':') {
+			l[len - 1] = 0;
+			snprintf(p->labels[p->nlabels].name, NAMELEN, "%s", l);
+			p->labels[p->nlabels++].at = p->n;
+			continue;
+		}
+		if (l[len - 1] != ';') {
+			snprintf(p->err, sizeof p->err, "line %u: no ';' in %s", line, l);
+			rc = -1;
+			break;
+		}
+		l[len - 1] = 0;
+		rc = parse_line(p, l, line);
+	}
+	free(copy);
+	for (unsigned i = 0; !rc && i < p->n; i++) {
+		struct ins *in = &p->ins[i];
+		if (in->op != OP_BRA_UNI)
+			continue;
+		in->target = -1;
+		for (unsigned j = 0; j < p->nlabels; j++)
+			if (!strcmp(p->labels[j].name, in->o[0].name))
+				in->target = (int)p->labels[j].at;
+		if (in->target < 0) {
+			snprintf(p->err, sizeof p->err, "no label %s", in->o[0].name);
+			rc = -1;
+		}
+	}
+	if (!rc && !p->threads) {
+		snprintf(p->err, sizeof p->err, "no .maxntid");
+		rc = -1;
+	}
+	return rc;
+}
+
+static void prog_free(struct prog *p)
+{
+	free(p->ins);
+	free(p->regs);
+}
+
+/* ---- the machine ---- */
+
+struct region { const char *name; uint8_t *p; size_t size; };
+
+struct copy { unsigned t, group, dst, size; uint64_t src; };
+
+struct cta {
+	const struct prog *p;
+	unsigned threads, ctaid_x, ctaid_z, nctaid_z;
+	uint64_t *r;                 /* threads x nregs */
+	uint8_t *smem;
+	unsigned *inflight;          /* per shared byte: cp.async copies not landed */
+	unsigned smem_size;
+	struct region g[4];
+	struct { const char *name; uint64_t v; } params[13];
+	struct copy *copies;
+	unsigned ncopies, copycap;
+	unsigned *committed;         /* per thread: groups committed */
+	char err[256];
+};
+
+#define R(c, t, id) ((c)->r[(size_t)(t) * (c)->p->nregs + (size_t)(id)])
+
+static int cta_fail(struct cta *c, const struct ins *in, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int cta_fail(struct cta *c, const struct ins *in, const char *fmt, ...)
+{
+	if (!c->err[0]) {
+		va_list ap;
+		int n = snprintf(c->err, sizeof c->err, "line %u (%s): ", in->line,
+				 in->op == OP_MMA ? "mma" : op_names[in->op]);
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static uint64_t val(struct cta *c, unsigned t, const struct opnd *o)
+{
+	switch (o->k) {
+	case O_REG: return R(c, t, o->reg);
+	case O_IMM: return o->imm;
+	case O_SPECIAL:
+		return o->imm == SP_TID_X ? t : o->imm == SP_CTAID_X ? c->ctaid_x :
+		       o->imm == SP_CTAID_Z ? c->ctaid_z : c->nctaid_z;
+	case O_NAME: return 0;       /* mmagen_smem: shared window offset 0 */
+	default: return 0;
+	}
+}
+
+static float f32_of(uint64_t v)
+{
+	uint32_t u = (uint32_t)v;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static uint64_t bits_of(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* A global access of `size` bytes: its host address, or NULL (failed). */
+static uint8_t *gaddr(struct cta *c, const struct ins *in, uint64_t a, unsigned size)
+{
+	for (int i = 0; i < 4; i++) {
+		uint64_t b = (uint64_t)(uintptr_t)c->g[i].p;
+		if (c->g[i].p && a >= b && a + size <= b + c->g[i].size) {
+			if (a % size)
+				return cta_fail(c, in, "misaligned %u-byte access in %s", size,
+						c->g[i].name), NULL;
+			return (uint8_t *)(uintptr_t)a;
+		}
+	}
+	cta_fail(c, in, "global address 0x%llx (%u bytes) is outside A, B, C and D",
+		 (unsigned long long)a, size);
+	return NULL;
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << 8 * i;
+	return v;
+}
+
+static void store_le(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint64_t param(struct cta *c, const struct ins *in, const char *name)
+{
+	for (int i = 0; i < 13; i++)
+		if (c->params[i].name && !strcmp(c->params[i].name, name))
+			return c->params[i].v;
+	cta_fail(c, in, "no parameter %s", name);
+	return 0;
+}
+
+static void land(struct cta *c, const struct copy *k)
+{
+	for (unsigned b = 0; b < 16; b++) {
+		c->smem[k->dst + b] = b < k->size ? ((uint8_t *)(uintptr_t)k->src)[b] : 0;
+		c->inflight[k->dst + b]--;
+	}
+}
+
+/* Element e (0-based) of width w bits packed in a 32-bit register. */
+static uint64_t field(uint64_t reg, unsigned w, unsigned e)
+{
+	return (reg >> (w * e)) & ((1ull << w) - 1);
+}
+
+static double decode(mmagen_type t, uint64_t bits)
+{
+	return mmagen_type_decode(t, bits);
+}
+
+/* The fragment layouts of mma.sync m16n8kK (PTX ISA, "Matrix fragments
+ * for mma.m16n8k*"), for elements of w bits, e = 32 / w to a register,
+ * h = K / 2: A (row-major, 16 x K): register (row >= 8) + 2 (k >= h) of
+ * lane 4 (row % 8) + (k % h) / e, element k % e; B (col-major, K x 8):
+ * register (k >= h) of lane 4 n + (k % h) / e, element k % e; C and D
+ * (f32, s32): register 2 (row >= 8) + (col % 2) of lane 4 (row % 8) +
+ * col / 2; f16 C and D: register (row >= 8), half col % 2. */
+static int exec_mma(struct cta *c, const struct ins *in, unsigned warp)
+{
+	const struct mma_shape *m = &in->mma;
+	unsigned w = mmagen_type_bits(m->a), e = 32 / w, h = m->k / 2, k;
+	double a[16][64], b[8][64], acc[16][8];
+	const struct opnd *od = &in->o[0], *oa = &in->o[1], *ob = &in->o[2], *oc = &in->o[3];
+	int f16acc = m->c == MMAGEN_F16;
+	if (m->k > 64 || oa->k != O_VEC || oa->n != 4 || ob->n != 2 || od->n != oc->n ||
+	    od->n != (f16acc ? 2 : 4))
+		return cta_fail(c, in, "operands do not fit m16n8k%u", m->k);
+	unsigned t0 = warp * 32;
+	for (unsigned row = 0; row < 16; row++)
+		for (k = 0; k < m->k; k++) {
+			unsigned lane = 4 * (row % 8) + (k % h) / e;
+			uint64_t r = R(c, t0 + lane, oa->v[(row >= 8) + 2 * (k >= h)]);
+			a[row][k] = decode(m->a, field(r, w, k % e));
+		}
+	for (unsigned n = 0; n < 8; n++)
+		for (k = 0; k < m->k; k++) {
+			unsigned lane = 4 * n + (k % h) / e;
+			uint64_t r = R(c, t0 + lane, ob->v[k >= h]);
+			b[n][k] = decode(m->b, field(r, w, k % e));
+		}
+	for (unsigned row = 0; row < 16; row++)
+		for (unsigned col = 0; col < 8; col++) {
+			unsigned lane = 4 * (row % 8) + col / 2;
+			double s;
+			if (f16acc)
+				s = decode(MMAGEN_F16, field(R(c, t0 + lane, oc->v[row >= 8]), 16, col % 2));
+			else if (m->c == MMAGEN_S32)
+				s = (double)(int32_t)R(c, t0 + lane, oc->v[2 * (row >= 8) + col % 2]);
+			else
+				s = f32_of(R(c, t0 + lane, oc->v[2 * (row >= 8) + col % 2]));
+			for (k = 0; k < m->k; k++)
+				s += a[row][k] * b[col][k];
+			acc[row][col] = s;
+		}
+	for (unsigned row = 0; row < 16; row++)
+		for (unsigned col = 0; col < 8; col++) {
+			unsigned lane = 4 * (row % 8) + col / 2;
+			double s = acc[row][col];
+			if (f16acc) {
+				uint64_t *r = &R(c, t0 + lane, od->v[row >= 8]);
+				unsigned sh = 16 * (col % 2);
+				*r = (*r & ~(0xFFFFull << sh)) |
+				     (mmagen_type_encode(MMAGEN_F16, s) << sh);
+			} else if (m->d == MMAGEN_S32) {
+				R(c, t0 + lane, od->v[2 * (row >= 8) + col % 2]) =
+					(uint32_t)(int32_t)(int64_t)s;
+			} else {
+				R(c, t0 + lane, od->v[2 * (row >= 8) + col % 2]) = bits_of((float)s);
+			}
+		}
+	return 0;
+}
+
+/* ldmatrix.x4: lanes 8i..8i+7 give the row addresses of matrix i (eight
+ * rows of 16 bytes); lane l receives, in register i, row l/4's bytes
+ * 4 (l%4)..+3, or with .trans the 16-bit elements (2 (l%4), l/4) and
+ * (2 (l%4) + 1, l/4). */
+static int exec_ldmatrix(struct cta *c, const struct ins *in, unsigned warp)
+{
+	const struct opnd *d = &in->o[0], *a = &in->o[1];
+	unsigned addr[32];
+	if (d->k != O_VEC || d->n != 4 || a->k != O_ADDR)
+		return cta_fail(c, in, "operands");
+	for (unsigned l = 0; l < 32; l++) {
+		addr[l] = (uint32_t)(R(c, warp * 32 + l, a->reg) + a->imm);
+		if (addr[l] % 16 || addr[l] + 16 > c->smem_size)
+			return cta_fail(c, in, "warp %u lane %u: row address %u (shared size %u)", warp,
+					l, addr[l], c->smem_size);
+		for (unsigned b = 0; b < 16; b++)
+			if (c->inflight[addr[l] + b])
+				return cta_fail(c, in, "warp %u lane %u reads shared byte %u while a cp.async into it has not landed (a race)",
+						warp, l, addr[l] + b);
+	}
+	for (unsigned l = 0; l < 32; l++)
+		for (unsigned i = 0; i < 4; i++) {
+			uint64_t v;
+			if (in->op == OP_LDMATRIX) {
+				v = load_le(c->smem + addr[8 * i + l / 4] + 4 * (l % 4), 4);
+			} else {
+				unsigned col = l / 4, r0 = 2 * (l % 4);
+				v = load_le(c->smem + addr[8 * i + r0] + 2 * col, 2) |
+				    load_le(c->smem + addr[8 * i + r0 + 1] + 2 * col, 2) << 16;
+			}
+			R(c, warp * 32 + l, d->v[i]) = v;
+		}
+	return 0;
+}
+
+/* One thread's share of a per-thread instruction. */
+static int exec1(struct cta *c, const struct ins *in, unsigned t)
+{
+	const struct opnd *o = in->o;
+#define D R(c, t, o[0].reg)
+#define S(i) val(c, t, &o[i])
+#define U32(i) ((uint32_t)S(i))
+	switch (in->op) {
+	case OP_ADD_U32: D = (uint32_t)(U32(1) + U32(2)); break;
+	case OP_ADD_U64: D = S(1) + S(2); break;
+	case OP_SUB_U32: D = (uint32_t)(U32(1) - U32(2)); break;
+	case OP_MUL_LO_U32: case OP_MUL_LO_S32: D = (uint32_t)(U32(1) * U32(2)); break;
+	case OP_MUL_WIDE_U32: D = (uint64_t)U32(1) * U32(2); break;
+	case OP_MAD_LO_U32: case OP_MAD_LO_S32: D = (uint32_t)(U32(1) * U32(2) + U32(3)); break;
+	case OP_DIV_U32: case OP_REM_U32:
+		if (!U32(2))
+			return cta_fail(c, in, "division by zero");
+		D = in->op == OP_DIV_U32 ? U32(1) / U32(2) : U32(1) % U32(2);
+		break;
+	case OP_MIN_U32: D = U32(1) < U32(2) ? U32(1) : U32(2); break;
+	case OP_MAX_U32: D = U32(1) > U32(2) ? U32(1) : U32(2); break;
+	case OP_SHL_B32: D = U32(2) > 31 ? 0 : (uint32_t)(U32(1) << U32(2)); break;
+	case OP_SHL_B64: D = S(2) > 63 ? 0 : S(1) << S(2); break;
+	case OP_SHR_U32: D = U32(2) > 31 ? 0 : U32(1) >> U32(2); break;
+	case OP_SHR_B64: D = S(2) > 63 ? 0 : S(1) >> S(2); break;
+	case OP_AND_B32: D = U32(1) & U32(2); break;
+	case OP_XOR_B32: D = U32(1) ^ U32(2); break;
+	case OP_AND_PRED: D = S(1) && S(2); break;
+	case OP_NOT_PRED: D = !S(1); break;
+	case OP_MOV_U32: case OP_MOV_F32: D = U32(1); break;
+	case OP_MOV_B16: D = S(1) & 0xFFFF; break;
+	case OP_MOV_B32:
+		if (o[0].k == O_VEC) {       /* {lo, hi} = 32 bits */
+			R(c, t, o[0].v[0]) = U32(1) & 0xFFFF;
+			R(c, t, o[0].v[1]) = U32(1) >> 16;
+		} else {
+			D = U32(1);
+		}
+		break;
+	case OP_SETP_LT_U32: D = U32(1) < U32(2); break;
+	case OP_SETP_GE_U32: D = U32(1) >= U32(2); break;
+	case OP_SETP_EQ_U32: D = U32(1) == U32(2); break;
+	case OP_SETP_LT_AND_U32: D = U32(1) < U32(2) && S(3); break;
+	case OP_SETP_NEU_F32: D = !(f32_of(S(1)) == f32_of(S(2))); break;
+	case OP_SELP_U32: D = S(3) ? U32(1) : U32(2); break;
+	case OP_SELP_B64: D = S(3) ? S(1) : S(2); break;
+	case OP_CVT_U64_U32: D = U32(1); break;
+	case OP_CVTA_GLOBAL: D = S(1); break;
+	case OP_LD_PARAM_U32: case OP_LD_PARAM_F32: D = (uint32_t)param(c, in, o[1].name); break;
+	case OP_LD_PARAM_U64: D = param(c, in, o[1].name); break;
+	case OP_LD_GLOBAL_B32: case OP_LD_GLOBAL_F32: case OP_LD_GLOBAL_B16: case OP_LD_GLOBAL_U16: {
+		unsigned n = in->op == OP_LD_GLOBAL_B32 || in->op == OP_LD_GLOBAL_F32 ? 4 : 2;
+		uint8_t *p = gaddr(c, in, R(c, t, o[1].reg) + o[1].imm, n);
+		if (!p)
+			return -1;
+		D = load_le(p, n);
+		break;
+	}
+	case OP_ST_GLOBAL_B32: case OP_ST_GLOBAL_B16: case OP_ST_GLOBAL_V2_B32: {
+		unsigned n = in->op == OP_ST_GLOBAL_B16 ? 2 : 4, v = in->op == OP_ST_GLOBAL_V2_B32;
+		uint8_t *p = gaddr(c, in, R(c, t, o[0].reg) + o[0].imm, v ? 8 : n);
+		if (!p)
+			return -1;
+		if (v) {
+			store_le(p, 4, R(c, t, o[1].v[0]));
+			store_le(p + 4, 4, R(c, t, o[1].v[1]));
+		} else {
+			store_le(p, n, S(1));
+		}
+		break;
+	}
+	case OP_RED_ADD_S32: case OP_RED_ADD_F32: {
+		uint8_t *p = gaddr(c, in, R(c, t, o[0].reg) + o[0].imm, 4);
+		if (!p)
+			return -1;
+		uint64_t x = load_le(p, 4);
+		x = in->op == OP_RED_ADD_S32 ? (uint32_t)(x + S(1))
+					     : bits_of(f32_of(x) + f32_of(S(1)));
+		store_le(p, 4, x);
+		break;
+	}
+	case OP_CVT_F32_F16: D = bits_of((float)decode(MMAGEN_F16, S(1))); break;
+	case OP_CVT_RN_F16_F32: D = mmagen_type_encode(MMAGEN_F16, f32_of(S(1))); break;
+	case OP_CVT_RN_BF16_F32: D = mmagen_type_encode(MMAGEN_BF16, f32_of(S(1))); break;
+	case OP_CVT_RN_F16X2_F32: case OP_CVT_RN_BF16X2_F32: {
+		mmagen_type ty = in->op == OP_CVT_RN_F16X2_F32 ? MMAGEN_F16 : MMAGEN_BF16;
+		D = mmagen_type_encode(ty, f32_of(S(1))) << 16 | mmagen_type_encode(ty, f32_of(S(2)));
+		break;
+	}
+	case OP_CVT_RN_F32_S32: D = bits_of((float)(int32_t)U32(1)); break;
+	case OP_CVT_RZI_S32_F32: {
+		float f = f32_of(S(1));
+		D = (uint32_t)(isnan(f) ? 0 : f >= 0x1p31f ? INT32_MAX :
+			       f <= -0x1p31f ? INT32_MIN : (int32_t)f);
+		break;
+	}
+	case OP_MUL_F32: D = bits_of(f32_of(S(1)) * f32_of(S(2))); break;
+	case OP_FMA_RN_F32: D = bits_of(fmaf(f32_of(S(1)), f32_of(S(2)), f32_of(S(3)))); break;
+	case OP_CP_ASYNC: {
+		uint32_t dst = (uint32_t)(R(c, t, o[0].reg) + o[0].imm), size = U32(3);
+		uint64_t src = R(c, t, o[1].reg) + o[1].imm;
+		if (U32(2) != 16 || size > 16)
+			return cta_fail(c, in, "cp-size %u, src-size %u", U32(2), size);
+		if (dst % 16 || dst + 16 > c->smem_size)
+			return cta_fail(c, in, "thread %u: shared address %u (size %u)", t, dst,
+					c->smem_size);
+		if (size && !gaddr(c, in, src, 16))
+			return -1;
+		if (c->ncopies == c->copycap) {
+			c->copycap = c->copycap ? 2 * c->copycap : 4096;
+			c->copies = realloc(c->copies, c->copycap * sizeof *c->copies);
+		}
+		c->copies[c->ncopies++] = (struct copy){ t, c->committed[t], dst, size, src };
+		for (unsigned b = 0; b < 16; b++)
+			c->inflight[dst + b]++;
+		break;
+	}
+	case OP_CP_COMMIT: c->committed[t]++; break;
+	default:
+		return cta_fail(c, in, "not a per-thread instruction");
+	}
+#undef D
+#undef S
+#undef U32
+	return 0;
+}
+
+static int guard_ok(struct cta *c, const struct ins *in, unsigned t)
+{
+	return in->guard < 0 || (!!R(c, t, in->guard) != in->guard_neg);
+}
+
+/* cp.async.wait_group N: every thread's groups but its newest N land. */
+static void exec_wait(struct cta *c, unsigned n)
+{
+	unsigned kept = 0;
+	for (unsigned i = 0; i < c->ncopies; i++) {
+		struct copy *k = &c->copies[i];
+		if (k->group + n < c->committed[k->t])
+			land(c, k);
+		else
+			c->copies[kept++] = *k;
+	}
+	c->ncopies = kept;
+}
+
+static int run_cta(struct cta *c)
+{
+	const struct prog *p = c->p;
+	unsigned pc = 0, steps = 0;
+	while (pc < p->n) {
+		const struct ins *in = &p->ins[pc++];
+		if (++steps > 50000000u)
+			return cta_fail(c, in, "no end after %u instructions", steps);
+		switch (in->op) {
+		case OP_BRA_UNI: {
+			int take = guard_ok(c, in, 0);
+			for (unsigned t = 1; t < c->threads; t++)
+				if (guard_ok(c, in, t) != take)
+					return cta_fail(c, in, "a bra.uni that diverges (thread %u)", t);
+			if (take)
+				pc = (unsigned)in->target;
+			break;
+		}
+		case OP_RET:
+			if (c->ncopies)
+				return cta_fail(c, in, "%u cp.async copies never waited for", c->ncopies);
+			return 0;
+		case OP_BAR_SYNC:
+			break;           /* lockstep: every thread is here */
+		case OP_CP_WAIT:
+			exec_wait(c, (unsigned)in->o[0].imm);
+			break;
+		case OP_LDMATRIX: case OP_LDMATRIX_T: case OP_MMA:
+			if (in->guard >= 0)
+				return cta_fail(c, in, "a guarded warp-wide instruction");
+			for (unsigned w = 0; w < c->threads / 32; w++)
+				if ((in->op == OP_MMA ? exec_mma : exec_ldmatrix)(c, in, w))
+					return -1;
+			break;
+		default:
+			for (unsigned t = 0; t < c->threads; t++)
+				if (guard_ok(c, in, t) && exec1(c, in, t))
+					return -1;
+		}
+		if (c->err[0])
+			return -1;
+	}
+	return cta_fail(c, &p->ins[p->n - 1], "fell off the end");
+}
+
+/* ---- the problems ---- */
+
+struct problem {
+	const char *what;
+	mmagen_type a, b, acc, out;
+	unsigned layout, split, m, n, k;
+	float alpha, beta;
+	int last_column_only;   /* only the CTAs of the last tile column, top and bottom */
+};
+
+static int is_int(mmagen_type t)
+{
+	return t == MMAGEN_S8 || t == MMAGEN_U8 || t == MMAGEN_S4 || t == MMAGEN_U4 ||
+	       t == MMAGEN_S32;
+}
+
+static int is_unsigned(mmagen_type t)
+{
+	return t == MMAGEN_U8 || t == MMAGEN_U4;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Element e of a packed buffer of w-bit elements. */
+static void put(uint8_t *buf, unsigned w, size_t e, uint64_t bits)
+{
+	if (w == 4) {
+		unsigned sh = 4 * (e % 2);
+		buf[e / 2] = (uint8_t)((buf[e / 2] & ~(0xF << sh)) | (bits & 0xF) << sh);
+	} else {
+		store_le(buf + e * (w / 8), w / 8, bits);
+	}
+}
+
+/* The grouped order of the template: tiles go down `group` tile rows,
+ * then one tile column right. */
+static void tile_of(unsigned id, unsigned tiles_m, unsigned tiles_n, unsigned group,
+		    unsigned *tm, unsigned *tn)
+{
+	unsigned per = tiles_n * group, first = id / per * group, rows = tiles_m - first;
+	if (rows > group)
+		rows = group;
+	*tm = first + id % per % rows;
+	*tn = id % per / rows;
+}
+
+static void run_problem(const struct problem *pr)
+{
+	mmagen_gemm_request r;
+	mmagen_gemm_info info = { .size = sizeof info };
+	struct prog p;
+	char *ptx = NULL;
+	int target;
+
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_90a", &target);
+	r.target = target;
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	r.a = pr->a;
+	r.b = pr->b;
+	r.acc = pr->acc;
+	r.out = pr->out;
+	r.layout = pr->layout;
+	r.split_k = pr->split;
+	r.group = 8;
+	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) || mmagen_gemm_info_of(&r, &info)) {
+		fail("%s: the generator refuses: %s", pr->what, mmagen_last_error());
+		return;
+	}
+	if (parse(&p, ptx)) {
+		fail("%s: %s", pr->what, p.err);
+		mmagen_free(ptx);
+		prog_free(&p);
+		return;
+	}
+	mmagen_free(ptx);
+
+	unsigned wa = mmagen_type_bits(pr->a), wb = mmagen_type_bits(pr->b);
+	unsigned wo = mmagen_type_bits(pr->out);
+	int a_mn = pr->layout == MMAGEN_GEMM_NN || pr->layout == MMAGEN_GEMM_NT;
+	int b_mn = pr->layout == MMAGEN_GEMM_NT || pr->layout == MMAGEN_GEMM_TT;
+	size_t mk = (size_t)pr->m * pr->k, nk = (size_t)pr->n * pr->k, mn = (size_t)pr->m * pr->n;
+	uint8_t *A = calloc(mk * wa / 8 + 1, 1), *B = calloc(nk * wb / 8 + 1, 1);
+	uint8_t *C = calloc(mn, wo / 8), *Dm = malloc(mn * wo / 8);
+	double *av = malloc(mk * sizeof *av), *bv = malloc(nk * sizeof *bv);
+	uint64_t seed = 0x9E3779B97F4A7C15ull ^ (pr->m * 131u + pr->n * 7u + pr->k);
+
+	/* small integers: exact products and sums in every accumulator */
+	for (size_t i = 0; i < mk + nk; i++) {
+		int lhs = i < mk;
+		mmagen_type t = lhs ? pr->a : pr->b;
+		int v = (int)(rng(&seed) % 7) - (is_unsigned(t) ? 0 : 3);
+		size_t e = lhs ? i : i - mk;
+		/* logical (row, x): row of A (M) or of B (N), x along K */
+		size_t rows = lhs ? pr->m : pr->n, row = e / pr->k, x = e % pr->k;
+		size_t at = (lhs ? a_mn : b_mn) ? x * rows + row : row * pr->k + x;
+		put(lhs ? A : B, lhs ? wa : wb, at, mmagen_type_encode(t, v));
+		(lhs ? av : bv)[e] = v;
+	}
+	for (size_t i = 0; i < mn; i++)
+		put(C, wo, i, mmagen_type_encode(pr->out, (double)((int)(rng(&seed) % 17) - 8)));
+	/* poison, or zero for split-K (the slices add into D) */
+	memset(Dm, pr->split > 1 ? 0 : 0xFF, mn * wo / 8);
+
+	unsigned tiles_m = (pr->m + info.tile_m - 1) / info.tile_m;
+	unsigned tiles_n = (pr->n + info.tile_n - 1) / info.tile_n, split = pr->split ? pr->split : 1;
+	struct cta c;
+	memset(&c, 0, sizeof c);
+	c.p = &p;
+	c.threads = p.threads;
+	c.smem_size = info.smem;
+	c.r = calloc((size_t)p.threads * p.nregs, sizeof *c.r);
+	c.smem = malloc(info.smem);
+	c.inflight = calloc(info.smem, sizeof *c.inflight);
+	c.committed = calloc(p.threads, sizeof *c.committed);
+	c.g[0] = (struct region){ "A", A, mk * wa / 8 };
+	c.g[1] = (struct region){ "B", B, nk * wb / 8 };
+	c.g[2] = (struct region){ "C", C, mn * wo / 8 };
+	c.g[3] = (struct region){ "D", Dm, mn * wo / 8 };
+	uint32_t fa, fb;
+	memcpy(&fa, &pr->alpha, 4);
+	memcpy(&fb, &pr->beta, 4);
+	const char *names[13] = { "pa", "pb", "pd", "pc", "pm", "pn", "pk", "plda", "pldb",
+				  "pldd", "pldc", "palpha", "pbeta" };
+	uint64_t vals[13] = { (uintptr_t)A, (uintptr_t)B, (uintptr_t)Dm, (uintptr_t)C, pr->m, pr->n,
+			      pr->k, a_mn ? pr->m : pr->k, b_mn ? pr->n : pr->k, pr->n, pr->n, fa, fb };
+	for (int i = 0; i < 13; i++) {
+		c.params[i].name = names[i];
+		c.params[i].v = vals[i];
+	}
+	unsigned char *covered = calloc(mn, 1);
+	int ok = 1;
+	for (unsigned id = 0; ok && id < tiles_m * tiles_n; id++) {
+		unsigned tm, tn;
+		tile_of(id, tiles_m, tiles_n, r.group, &tm, &tn);
+		if (pr->last_column_only && (tn != tiles_n - 1 || (tm != 0 && tm != tiles_m - 1)))
+			continue;
+		for (unsigned z = 0; ok && z < split; z++) {
+			memset(c.smem, 0xA5, info.smem);      /* stale bytes, never zero */
+			memset(c.r, 0xA5, (size_t)p.threads * p.nregs * sizeof *c.r);
+			memset(c.committed, 0, p.threads * sizeof *c.committed);
+			c.ncopies = 0;
+			c.ctaid_x = id;
+			c.ctaid_z = z;
+			c.nctaid_z = split;
+			if (run_cta(&c)) {
+				fail("%s: CTA %u (tile %u, %u) slice %u: %s", pr->what, id, tm, tn, z, c.err);
+				ok = 0;
+			}
+		}
+		for (unsigned i = tm * info.tile_m; i < (tm + 1) * info.tile_m && i < pr->m; i++)
+			for (unsigned j = tn * info.tile_n; j < (tn + 1) * info.tile_n && j < pr->n; j++)
+				covered[(size_t)i * pr->n + j] = 1;
+	}
+
+	/* D against the reference where a CTA ran, untouched elsewhere */
+	unsigned long wrong = 0, stray = 0, checked = 0;
+	int ialpha = is_int(pr->out);
+	for (size_t i = 0; ok && i < pr->m; i++)
+		for (size_t j = 0; j < pr->n; j++) {
+			size_t e = i * pr->n + j;
+			uint64_t got = wo == 32 ? load_le(Dm + 4 * e, 4) : load_le(Dm + 2 * e, 2);
+			if (!covered[e]) {
+				uint64_t untouched = pr->split > 1 ? 0 : (1ull << wo) - 1;
+				stray += got != untouched;
+				continue;
+			}
+			double dot = 0;
+			for (size_t x = 0; x < pr->k; x++)
+				dot += av[i * pr->k + x] * bv[j * pr->k + x];
+			double cv = mmagen_type_decode(pr->out, load_le(C + wo / 8 * e, wo / 8));
+			double want = ialpha ? pr->alpha * dot + pr->beta * cv
+					     : (double)pr->alpha * dot + (double)pr->beta * cv;
+			uint64_t wbits = mmagen_type_encode(pr->out, want);
+			checked++;
+			if (got != wbits) {
+				if (!wrong)
+					fail("%s: D[%zu][%zu] = %g, reference %g", pr->what, i, j,
+					     mmagen_type_decode(pr->out, got), want);
+				wrong++;
+			}
+		}
+	if (ok) {
+		CHECK(checked && !wrong, "%s: %lu of %lu elements of D wrong", pr->what, wrong, checked);
+		CHECK(!stray, "%s: %lu elements outside the CTAs' tiles written", pr->what, stray);
+	}
+	free(covered);
+	free(c.r);
+	free(c.smem);
+	free(c.inflight);
+	free(c.committed);
+	free(c.copies);
+	free(A);
+	free(B);
+	free(C);
+	free(Dm);
+	free(av);
+	free(bv);
+	prog_free(&p);
+}
+
+int main(void)
+{
+	static const struct problem probs[] = {
+		/* the H200 failures: 8-bit, N = 3 * 256 + 232, K = 1024 */
+		{ "s8 x s8 -> s32 1000x1000x1024", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 3, -2, 1 },
+		{ "e4m3 x e5m2 -> f32 1000x1000x1024", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		{ "e5m2 x e5m2 -> f16 1000x1000x1024", MMAGEN_E5M2, MMAGEN_E5M2, 0, MMAGEN_F16,
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		/* and what passed there */
+		{ "bf16 -> bf16 1000x1000x1024", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		{ "s8 x u8 -> f32 333x258x128", MMAGEN_S8, MMAGEN_U8, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 1, 333, 258, 128, 1.5f, 0.5f, 0 },
+		{ "e4m3 x e5m2 -> f32 129x66x112", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 1, 129, 66, 112, 1.5f, 0.5f, 0 },
+		{ "s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0 },
+		{ "tf32 -> f32 129x66x100", MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 1, 129, 66, 100, 1.5f, 0.5f, 0 },
+		{ "f16 (f16 acc) -> f16 nn 136x264x96", MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16,
+		  MMAGEN_GEMM_NN, 1, 136, 264, 96, 1.5f, 0.5f, 0 },
+		{ "bf16 -> f32 nt 72x136x200", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_NT, 1, 72, 136, 200, 1.5f, 0.5f, 0 },
+		{ "f16 -> f32 tt split-K 3 200x24x520", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TT, 3, 200, 24, 520, 1.5f, 0.5f, 0 },
+		{ "s8 -> s32 split-K 2 1x8x4096", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0 },
+	};
+	for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++)
+		run_problem(&probs[i]);
+	printf("%lu passed, %lu failed\n", passed, failed);
+	return failed != 0;
+}
