@@ -29,6 +29,7 @@ void run_gemm_opts_init(struct run_gemm_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->alpha = 1;
+	o->d_scale = 1;
 	o->reps = 30;
 }
 
@@ -108,21 +109,25 @@ static mmart_tensor_dtype out_dtype(mmagen_type t)
 	case MMAGEN_BF16: return MMART_TENSOR_BF16;
 	case MMAGEN_F16:  return MMART_TENSOR_F16;
 	case MMAGEN_S32:  return MMART_TENSOR_S32;
+	case MMAGEN_E4M3:
+	case MMAGEN_E5M2: return MMART_TENSOR_U8;
 	default:
 		assert(t == MMAGEN_F32);
 		return MMART_TENSOR_F32;
 	}
 }
 
-/* The map of A (rows M) or B (rows N): dims {K, rows}, box from the
- * manifest, 128-byte swizzle, out-of-bounds elements zero. */
+/* The map of A (rows M) or B (rows N): dims {K, rows} (K-major) or
+ * {rows, K} (mn: M- or N-major), box from the manifest, 128-byte
+ * swizzle, out-of-bounds elements zero. */
 static mmart_tensor_desc operand_map(mmagen_type t, uint64_t addr, uint32_t k, uint32_t rows,
-				     const unsigned box[2])
+				     int mn, const unsigned box[2])
 {
+	uint32_t inner = mn ? rows : k, outer = mn ? k : rows;
 	assert(mmart_tensor_dtype_size(tensor_dtype(t)) == rg_elem_bytes(t));
 	return (mmart_tensor_desc){
 		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
-		.dims = { k, rows }, .strides = { (uint64_t)k * rg_elem_bytes(t) },
+		.dims = { inner, outer }, .strides = { (uint64_t)inner * rg_elem_bytes(t) },
 		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
 		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
 		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
@@ -139,14 +144,15 @@ static struct dev_set *alloc_sets(unsigned n)
 	return s;
 }
 
-/* The tensor maps of the manifest: A over {K, M}, B over {K, N}, boxes
- * and swizzle from mmagen_gemm_info. */
+/* The tensor maps of the manifest: A over {K, M} (M-major: {M, K}), B
+ * over {K, N} (N-major: {N, K}), boxes and swizzle from
+ * mmagen_gemm_info. */
 static int encode_maps(struct gpu *g, struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
 	const mmagen_gemm_info *i = &g->info;
-	mmart_tensor_desc a = operand_map(p->a, s->a, p->k, p->m, i->box_a);
-	mmart_tensor_desc b = operand_map(p->b, s->b, p->k, p->n, i->box_b);
+	mmart_tensor_desc a = operand_map(p->a, s->a, p->k, p->m, p->a_mn, i->box_a);
+	mmart_tensor_desc b = operand_map(p->b, s->b, p->k, p->n, p->b_mn, i->box_b);
 
 	/* the generator swizzles 128 bytes today; anything else is a new
 	 * manifest this code has not learnt */
@@ -203,10 +209,11 @@ static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 	const struct rg_problem *p = g->p;
 	uint64_t d = s->d, c = s->c;
 	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
-	float alpha = p->alpha, beta = p->beta;
+	float alpha = p->alpha, beta = p->beta, d_scale = p->d_scale;
 	uint32_t d_tma = s->d_tma;
+	/* FP8 D: d_scale is the last parameter (the others ignore it) */
 	void *params[] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
-			   &ldd, &ldc, &alpha, &beta, &d_tma };
+			   &ldd, &ldc, &alpha, &beta, &d_tma, &d_scale };
 	if (is_mma_sync(g))
 		return launch_mma_sync(g, s);
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
@@ -322,9 +329,16 @@ out:
 static void describe_problem(const mmagen_gemm_request *r, const struct rg_problem *p,
 			     char *buf, size_t n)
 {
-	snprintf(buf, n, "%s x %s -> %s, M %u N %u K %u, alpha %.9g beta %.9g",
+	static const char *const layouts[] = { "tn", "nn", "nt", "tt" };
+	char scale[48] = "";
+	if (r->out == MMAGEN_E4M3 || r->out == MMAGEN_E5M2)
+		snprintf(scale, sizeof scale, " d_scale %.9g", (double)p->d_scale);
+	snprintf(buf, n, "%s x %s -> %s%s%s%s, M %u N %u K %u, alpha %.9g beta %.9g%s",
 		 mmagen_type_name(r->a), mmagen_type_name(r->b), mmagen_type_name(r->out),
-		 p->m, p->n, p->k, (double)p->alpha, (double)p->beta);
+		 r->layout != MMAGEN_GEMM_TN && r->layout < 4 ? " layout " : "",
+		 r->layout != MMAGEN_GEMM_TN && r->layout < 4 ? layouts[r->layout] : "",
+		 p->acc_f16 ? " acc f16" : "", p->m, p->n, p->k, (double)p->alpha, (double)p->beta,
+		 scale);
 }
 
 static int report_check(const char *what, const struct rg_data *d, size_t guard_bad, int d_tma)
@@ -506,6 +520,13 @@ static int lt_setup(struct gpu *g, char *why, size_t n)
 	int rc = 1, st;
 	char what[128];
 
+	/* cuBLASLt's FP8 D takes C as bf16/f16 and scales through device
+	 * pointers; this runner's C has D's type */
+	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
+		snprintf(why, n, "cuBLASLt's %s D reads C in bf16 or f16, not %s as here, so it is not compared",
+			 mmagen_type_name(p->out), mmagen_type_name(p->out));
+		return 1;
+	}
 	if (cublaslt_open(lt, why, n))
 		return 1;
 	snprintf(what, sizeof what, "%s x %s -> %s", mmagen_type_name(p->a),
@@ -754,7 +775,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed,
 				   .a_mn = r.layout == MMAGEN_GEMM_NN || r.layout == MMAGEN_GEMM_NT,
 				   .b_mn = r.layout == MMAGEN_GEMM_NT || r.layout == MMAGEN_GEMM_TT,
-				   .acc_f16 = r.acc == MMAGEN_F16 };
+				   .acc_f16 = r.acc == MMAGEN_F16,
+				   .d_scale = r.out == MMAGEN_E4M3 || r.out == MMAGEN_E5M2 ? o->d_scale : 1 };
 	if (rg_check_problem(&d.p))
 		return rg_said();
 	if (o->load && rg_load(o->load, &d, "tn"))

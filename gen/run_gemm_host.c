@@ -363,6 +363,13 @@ double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 	double dot = rg_dot(d, i, j, sum_abs);
 	/* beta = 0: the kernel does not read C, nor does the reference */
 	*cval = p->beta != 0 ? rg_value(p->out, d->c, (size_t)i * p->n + j) : 0.0;
+	if (rg_class_of(p->a) != RG_INT && (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2)) {
+		/* FP8 D: scaled, then saturated to the largest finite value
+		 * (cvt's .satfinite) */
+		double v = (double)p->d_scale * ((double)p->alpha * dot + (double)p->beta * *cval);
+		double max = mmagen_type_max(p->out);
+		return v > max ? max : v < -max ? -max : v;
+	}
 	if (rg_class_of(p->a) != RG_INT)
 		return (double)p->alpha * dot + (double)p->beta * *cval;
 	/* the s32 accumulator holds the dot product modulo 2^32 */
@@ -383,6 +390,8 @@ static int float_format(mmagen_type t, int *mant, int *emin)
 	case MMAGEN_BF16: *mant = 7;  *emin = -126; return 0;
 	case MMAGEN_F16:  *mant = 10; *emin = -14;  return 0;
 	case MMAGEN_F32:  *mant = 23; *emin = -126; return 0;
+	case MMAGEN_E4M3: *mant = 3;  *emin = -6;   return 0;
+	case MMAGEN_E5M2: *mant = 2;  *emin = -14;  return 0;
 	default: return -1;
 	}
 }
@@ -413,6 +422,12 @@ double rg_half_ulp(mmagen_type t, double x)
  *   |v - alpha*acc| <= u * |alpha| * (P + that)
  *   |w - (beta*C + v)| <= u * (|beta*C| + |v|)
  *   |D - w| <= half an ulp of D's type at |w| <= |ref| + the above.
+ * FP8 D (e4m3, e5m2): w is multiplied by d_scale in f32 first, s =
+ * fl32(d_scale * w), |s - d_scale*(ref before the scale)| <= |d_scale| *
+ * the above + u * |s|; cvt.rn.satfinite rounds s to nearest and clamps
+ * to the largest finite value, as the reference does, and clamping
+ * brings nothing further apart: half an ulp of the FP8 type at |ref| +
+ * that.
  * s32 D is wrapping integer arithmetic: exact, tolerance 0. */
 double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, double ref)
 {
@@ -437,6 +452,10 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 	double e = fabs(alpha) * (acc_err + u * acc_max);
 	if (beta != 0)
 		e += u * (fabs(beta * cval) + fabs(alpha) * acc_max * (1 + u));
+	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
+		double ds = fabs((double)p->d_scale);
+		e = ds * e * (1 + u) + u * (fabs(ref) + ds * e);
+	}
 	return e + rg_half_ulp(p->out, fabs(ref) + e);
 }
 
