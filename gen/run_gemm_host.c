@@ -356,6 +356,11 @@ int32_t rg_wrap32(int64_t x)
 	return lo < 0x80000000u ? (int32_t)lo : (int32_t)(lo - 0x80000000u) + INT32_MIN;
 }
 
+static int is_fp8_out(const struct rg_problem *p)
+{
+	return p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2;
+}
+
 double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 		    double *sum_abs, double *cval)
 {
@@ -363,7 +368,7 @@ double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 	double dot = rg_dot(d, i, j, sum_abs);
 	/* beta = 0: the kernel does not read C, nor does the reference */
 	*cval = p->beta != 0 ? rg_value(p->out, d->c, (size_t)i * p->n + j) : 0.0;
-	if (rg_class_of(p->a) != RG_INT && (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2)) {
+	if (rg_class_of(p->a) != RG_INT && is_fp8_out(p)) {
 		/* FP8 D: scaled, then saturated to the largest finite value
 		 * (cvt's .satfinite) */
 		double v = (double)p->d_scale * ((double)p->alpha * dot + (double)p->beta * *cval);
@@ -452,7 +457,7 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 	double e = fabs(alpha) * (acc_err + u * acc_max);
 	if (beta != 0)
 		e += u * (fabs(beta * cval) + fabs(alpha) * acc_max * (1 + u));
-	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
+	if (is_fp8_out(p)) {
 		double ds = fabs((double)p->d_scale);
 		e = ds * e * (1 + u) + u * (fabs(ref) + ds * e);
 	}
@@ -604,12 +609,16 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 		if (mmagen_write_file(path, data[i], rg_bytes(p, o[i].name)))
 			return rg_fail("--save: %s", mmagen_last_error());
 	}
+	/* FP8 D: its scale too */
+	char scale[48] = "";
+	if (is_fp8_out(p))
+		snprintf(scale, sizeof scale, "  \"d_scale\": %.9g,\n", (double)p->d_scale);
 	len = snprintf(json, sizeof json,
 		"{\n  \"format\": \"" DESC_FORMAT "\",\n  \"version\": 1,\n"
 		"  \"byte_order\": \"little-endian\",\n  \"layout\": \"%s\",\n"
-		"  \"m\": %u, \"n\": %u, \"k\": %u,\n  \"alpha\": %.9g, \"beta\": %.9g,\n"
+		"  \"m\": %u, \"n\": %u, \"k\": %u,\n  \"alpha\": %.9g, \"beta\": %.9g,\n%s"
 		"  \"seed\": %llu,\n  \"operands\": {\n",
-		layout, p->m, p->n, p->k, (double)p->alpha, (double)p->beta,
+		layout, p->m, p->n, p->k, (double)p->alpha, (double)p->beta, scale,
 		(unsigned long long)p->seed);
 	for (int i = 0; i < 4; i++)
 		len += snprintf(json + len, sizeof json - (size_t)len,
@@ -900,9 +909,13 @@ static int want_f32(const char *desc, const struct jv *o, const char *key, float
 	const struct jv *v = jget(o, key);
 	if (!v || v->t != J_NUM)
 		return rg_fail("%s: %s is missing or not a number", desc, key);
+	char opt[32];             /* "d_scale" is --d-scale */
+	snprintf(opt, sizeof opt, "%s", key);
+	for (char *c = opt; *c; c++)
+		*c = *c == '_' ? '-' : *c;
 	if ((float)v->num != want)
 		return rg_fail("%s: %s is %.9g, the request has %.9g; give --%s %.9g",
-			       desc, key, v->num, (double)want, key, v->num);
+			       desc, key, v->num, (double)want, opt, v->num);
 	return 0;
 }
 
@@ -976,7 +989,8 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout)
 	    want_str(path, &root, "layout", "", layout) ||
 	    want_uint(path, &root, "m", "", p->m) || want_uint(path, &root, "n", "", p->n) ||
 	    want_uint(path, &root, "k", "", p->k) ||
-	    want_f32(path, &root, "alpha", p->alpha) || want_f32(path, &root, "beta", p->beta))
+	    want_f32(path, &root, "alpha", p->alpha) || want_f32(path, &root, "beta", p->beta) ||
+	    (is_fp8_out(p) && want_f32(path, &root, "d_scale", p->d_scale)))
 		goto out;
 	if (rg_alloc(d))
 		goto out;

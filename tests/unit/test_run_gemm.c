@@ -712,6 +712,38 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* FP8 D: the description holds d_scale, and --load wants the same. */
+static void test_save_load_fp8(void)
+{
+	char dir[] = "/tmp/test_run_gemm_XXXXXX", path[256], *json;
+	struct rg_data d = { .p = problem(MMAGEN_BF16, MMAGEN_E4M3, 3, 4, 16) }, l;
+
+	CHECK_EXPR(mkdtemp(dir) != NULL);
+	d.p.d_scale = 2.5f;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	CHECK(rg_save(dir, &d, "tn") == 0, "save fp8: %s", rg_error());
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	json = slurp(path);
+	CHECK(json && strstr(json, "\"beta\": 0,\n  \"d_scale\": 2.5,\n"), "fp8 description: %s",
+	      json ? json : "(none)");
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(dir, &l, "tn") == 0, "load fp8: %s", rg_error());
+	rg_data_free(&l);
+	l = (struct rg_data){ .p = d.p };
+	l.p.d_scale = 1;
+	CHECK(rg_load(dir, &l, "tn") == -1 &&
+	      strstr(rg_error(), "d_scale is 2.5, the request has 1; give --d-scale 2.5") && !l.a,
+	      "fp8 d_scale mismatch: %s", rg_error());
+	const char *names[] = { "A.bin", "B.bin", "C.bin", "D.bin", "gemm.json" };
+	for (int i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	rg_data_free(&d);
+}
+
 static void test_save_load(void)
 {
 	char dir[] = "/tmp/test_run_gemm_XXXXXX", path[256], *json;
@@ -885,6 +917,7 @@ int main(void)
 	verify_d_scale = 1;
 	test_verify_saturated(MMAGEN_E4M3);
 	test_verify_saturated(MMAGEN_E5M2);
+	test_save_load_fp8();
 	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 1.5f, 0.5f);
 	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, -2, 1);
 	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 1, 0);
