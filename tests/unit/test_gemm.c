@@ -222,6 +222,43 @@ static void test_layouts(void)
 		}
 }
 
+/* The MN-major stage as TMA writes it and as the kernel's descriptor
+ * reads it must agree.  TMA (128-byte swizzle, 1024-byte aligned box of
+ * 64 M/N elements x 64 K rows): box j of the operand at j * 8192, K row k
+ * at k * 128 in it, 16-byte chunk c of the row at chunk c ^ (k % 8).  The
+ * reader: the descriptor constant the kernel ORs in (decoded), put into
+ * the canonical MN-major layout that the verified wgmma tiles use
+ * (mmagen_smem_offset); and a K step of 16 rows is the descriptor start
+ * address step in the kernel (+128 units of 16 bytes). */
+static void test_mn_stage(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32);
+	char *ptx = NULL;
+	r.layout = MMAGEN_GEMM_NT;
+	r.tile_n = 192;
+	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "nt: %s",
+	      mmagen_last_error());
+	const char *at = ptx ? strstr(ptx, "or.b64 %desc_b, %desc_b, 0x") : NULL;
+	unsigned long long bits = at ? strtoull(at + strlen("or.b64 %desc_b, %desc_b, "), NULL, 16) : 0;
+	mmagen_wgmma_sdesc d;
+	CHECK(at && mmagen_wgmma_sdesc_decode(bits, &d) == MMAGEN_OK && d.swizzle == 128,
+	      "nt: B's descriptor 0x%llx", bits);
+	mmagen_smem_layout l = { .swizzle = 128, .mn_major = 1, .rows = 64, .kbytes = 192 * 2,
+				 .lbo = d.lbo, .sbo = d.sbo };
+	unsigned bad = 0;
+	for (unsigned k = 0; k < 64; k++)
+		for (unsigned nb = 0; nb < 192 * 2; nb++) {
+			unsigned c = nb % 128 / 16;
+			unsigned tma = nb / 128 * 8192 + k * 128 + (c ^ k % 8) * 16 + nb % 16;
+			bad += mmagen_smem_offset(&l, k, nb) != tma;
+		}
+	CHECK(bad == 0, "nt: %u bytes of B where the descriptor does not read them", bad);
+	CHECK(ptx && strstr(ptx, "add.s64 %rd") && mmagen_smem_offset(&l, 16, 0) == 128 * 16 &&
+	      strstr(ptx, ", 128;\n") && strstr(ptx, ", 256;\n") && strstr(ptx, ", 384;\n"),
+	      "nt: K steps of 16 rows = 2048 bytes");
+	free(ptx);
+}
+
 /* f16 accumulation: wgmma's f16 D (N/4 registers of two f16 per thread
  * instead of N/2 f32); FP8 D: the d_scale parameter and satfinite
  * conversions, and none of either elsewhere. */
@@ -263,6 +300,7 @@ int main(void)
 {
 	test_plans();
 	test_layouts();
+	test_mn_stage();
 	test_acc_and_fp8();
 	test_unstaged();
 	test_refusals();
