@@ -203,7 +203,7 @@ static const char *fp8x2(mmagen_type t)
 }
 
 /* The staging of D for TMA stores.  A warpgroup's 64 rows go out in
- * chunks of 128 bytes of columns (64 16-bit or 32 32-bit elements), each
+ * chunks of 128 bytes of columns (128 8-bit, 64 16-bit or 32 32-bit elements), each
  * chunk a 64 x 128-byte box of tensor_d with the 128-byte swizzle: the
  * 16-byte unit u of row r sits at unit u ^ (r % 8).  Thread (warp w,
  * lane l) holds rows 16w + l/4 (+ 8) and, in each group of 8 columns,
