@@ -428,6 +428,8 @@ static const struct cli_opt options[] = {
 	   "D = alpha * A * B + beta * C (default 1; rounded to f32)"),
 	FN("--beta", "Y", RG, "Run GEMM", set_scalar, rg.beta, NULL,
 	   "the factor of C (default 0: C is not read)"),
+	FN("--d-scale", "X", RG, "Run GEMM", set_scalar, rg.d_scale, NULL,
+	   "e4m3/e5m2 D: D = satfinite(X * (alpha * A * B + beta * C)) (default 1; rounded to f32)"),
 	FLAG("--check", RG, "Run GEMM", rg.check,
 	     "compare D with the exact CPU reference (every element, or a sample when large)"),
 	FLAG("--bench", RG, "Run GEMM", rg.bench,

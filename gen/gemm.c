@@ -109,7 +109,8 @@ static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *
 
 static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
-	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
+	static const mmagen_type float_out_sm90[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32,
+						      MMAGEN_E4M3, MMAGEN_E5M2 };
 	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
 	mmagen_gemm_request full;
 	const mmagen_gemm_request *r = &full;
@@ -139,26 +140,24 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 			"or any mix of s8/u8 (got %s and %s)",
 			mmagen_type_name(r->a), mmagen_type_name(r->b));
 	mmagen_type acc = cls == 3 ? MMAGEN_S32 : MMAGEN_F32;
-	if (r->acc && r->acc != acc)
+	/* f16 x f16 may accumulate in f16 (wgmma's .f16 D, half the registers) */
+	int f16_ok = r->a == MMAGEN_F16;
+	if (r->acc && r->acc != acc && !(r->acc == MMAGEN_F16 && f16_ok))
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm with %s inputs accumulates in %s (got --acc %s)%s", mmagen_type_name(r->a),
-			mmagen_type_name(acc), mmagen_type_name(r->acc),
-			r->acc == MMAGEN_F16 ? "; f16 accumulation is not generated yet" : "");
-	if (cls == 3 ? !is_one_of(r->out, int_out, 2) : !is_one_of(r->out, float_out, 3))
+			"gemm with %s inputs accumulates in %s%s (got --acc %s)", mmagen_type_name(r->a),
+			mmagen_type_name(acc), f16_ok ? " or f16" : "", mmagen_type_name(r->acc));
+	/* float accumulation also writes FP8 D (scaled by d_scale, saturated) */
+	if (cls == 3 ? !is_one_of(r->out, int_out, 2) : !is_one_of(r->out, float_out_sm90, 5))
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm writes D as %s from %s accumulation (got %s)",
-			cls == 3 ? "s32 or f32" : "bf16, f16 or f32", mmagen_type_name(acc),
-			mmagen_type_name(r->out));
+			cls == 3 ? "s32 or f32" : "bf16, f16, f32, e4m3 or e5m2",
+			mmagen_type_name(r->acc ? r->acc : acc), mmagen_type_name(r->out));
 	if (r->layout > MMAGEN_GEMM_TT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm layout is tn, nn, nt or tt");
 	if (r->layout != MMAGEN_GEMM_TN && mmagen_type_bits(r->a) != 16)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"%s wgmma reads A and B K-major only: use layout tn (A row-major, B column-major)",
 			mmagen_type_name(r->a));
-	if (r->layout != MMAGEN_GEMM_TN)
-		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"gemm layout %s (MN-major operands) is not generated yet; use tn (A row-major, B column-major)",
-			layout_names[r->layout]);
 	return gemm_plan_sm90(r, g);
 }
 
@@ -180,6 +179,16 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->box_a[0] = i->box_b[0] = g->bk;
 	i->box_a[1] = g->bm;
 	i->box_b[1] = g->bn / g->cluster;   /* a cluster's CTAs load half of B each */
+	/* MN-major A or B (sm_90a, 16-bit): maps over {M, K} / {N, K}, boxes
+	 * of one 128-byte swizzle row of M or N by the K block */
+	if (g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->a_mn) {
+		i->box_a[0] = 128 / (mmagen_type_bits(g->req.a) / 8);
+		i->box_a[1] = g->bk;
+	}
+	if (g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->b_mn) {
+		i->box_b[0] = 128 / (mmagen_type_bits(g->req.b) / 8);
+		i->box_b[1] = g->bk;
+	}
 	i->swizzle = 128;
 	i->elem_bytes_a = mmagen_type_bits(g->req.a) / 8;
 	i->elem_bytes_b = mmagen_type_bits(g->req.b) / 8;
@@ -228,8 +237,8 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	      i->block[0], i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2],
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);
 	emitf(b, "  \"params\": [\n"
-		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
-		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [\"K\", \"N\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
+		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
+		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
 		 "    {\"name\": \"tensor_d\", \"kind\": \"tensor_map\", \"dims\": [\"N\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u,"
 		 " \"what\": \"D, used when d_tma != 0 (box [0, 0]: this kernel never uses it)\"},\n"
 		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
@@ -237,13 +246,18 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"},\n"
-		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}\n  ],\n",
-	      i->box_a[0], i->box_a[1], i->swizzle, i->elem_bytes_a,
-	      i->box_b[0], i->box_b[1], i->swizzle, i->elem_bytes_b,
-	      i->box_d[0], i->box_d[1], i->swizzle, i->elem_bytes_d);
-	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, row stride (K * elem_bytes) a multiple of 16\","
+		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}$s\n  ],\n",
+	      g->a_mn ? "\"M\", \"K\"" : "\"K\", \"M\"", i->box_a[0], i->box_a[1], i->swizzle,
+	      i->elem_bytes_a, g->b_mn ? "\"N\", \"K\"" : "\"K\", \"N\"", i->box_b[0], i->box_b[1],
+	      i->swizzle, i->elem_bytes_b,
+	      i->box_d[0], i->box_d[1], i->swizzle, i->elem_bytes_d,
+	      g->req.out == MMAGEN_E4M3 || g->req.out == MMAGEN_E5M2 ?
+	      ",\n    {\"name\": \"d_scale\", \"kind\": \"f32\", \"what\": \"D = satfinite(d_scale * (alpha * A * B + beta * C)) in D's FP8 type\"}" : "");
+	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, $s a multiple of 16\","
 		 " \"D, C: base aligned to 2 elements, ldd and ldc even\","
-		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n");
+		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n",
+	      g->a_mn || g->b_mn ? "each one's row stride (dims[0] * elem_bytes)"
+				 : "row stride (K * elem_bytes)");
 }
 
 /* The mma.sync path's manifest: plain pointers and strides, no tensor

@@ -7,6 +7,7 @@
  * the epilogue, which names each of the accumulator registers. */
 #include "gemm.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define GEMM_THREADS 384        /* producer + two consumer warpgroups */
@@ -21,6 +22,11 @@
  * store reads it. */
 #define D_CHUNK_BYTES (64u * SWIZZLE_BYTES)
 #define D_STAGE_BYTES (2u * 2u * D_CHUNK_BYTES)
+/* MN-major operands (16-bit only): TMA boxes of 64 M or N elements (one
+ * 128-byte swizzle row) by the K block's 64 rows; boxes MN_BOX_BYTES apart
+ * in a stage, each 8-row group of K 1024 bytes after the last */
+#define MN_BOX 64u
+#define MN_BOX_BYTES (64u * SWIZZLE_BYTES)
 
 static unsigned log2u(unsigned v)
 {
@@ -66,6 +72,11 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->bk = SWIZZLE_BYTES * 8 / abits;
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
 
+	/* layouts nn, nt: A M-major; nt, tt: B N-major (check() lets only
+	 * 16-bit types through) */
+	g->a_mn = req->layout == MMAGEN_GEMM_NN || req->layout == MMAGEN_GEMM_NT;
+	g->b_mn = req->layout == MMAGEN_GEMM_NT || req->layout == MMAGEN_GEMM_TT;
+
 	g->group = req->group ? req->group : 8;
 	if (g->group > 65535 || req->stages > 32)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
@@ -90,6 +101,16 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"FP8 tiles keep two accumulators (wgmma's partial sums and the f32 sums): tile N is at most 192, not %u",
 			g->bn);
+	/* an N-major B goes in by TMA boxes of one swizzle row (64 columns),
+	 * half of them from each CTA of a cluster */
+	if (g->b_mn && g->bn % (MN_BOX * g->cluster))
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"an N-major B (layout %s) is loaded in boxes of %u columns%s: tile N is a multiple of %u, not %u; use %u",
+			req->layout == MMAGEN_GEMM_NT ? "nt" : "tt", MN_BOX,
+			g->cluster == 2 ? " (half of them per CTA of the cluster)" : "",
+			MN_BOX * g->cluster, g->bn,
+			g->bn < MN_BOX * g->cluster ? MN_BOX * g->cluster
+						     : g->bn / (MN_BOX * g->cluster) * MN_BOX * g->cluster);
 	if ((s = gemm_form(g, &g->form)))
 		return s;
 	g->a_stage = g->bm * SWIZZLE_BYTES;
@@ -110,14 +131,31 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	return MMAGEN_OK;
 }
 
-/* One K block: mma_per_kblock wgmma, each 32 bytes further along K in the
- * swizzled rows (the descriptor's start address in 16-byte units). */
+/* The descriptor's start address step (16-byte units) from one wgmma of
+ * a K block to the next: K-major, 32 bytes further along each swizzled
+ * row; MN-major, mma_k rows of 128 bytes further down. */
+static unsigned kstep_units(int mn, const struct gemm_plan *g)
+{
+	return mn ? g->mma_k * SWIZZLE_BYTES / 16 : 2;
+}
+
+/* One K block: mma_per_kblock wgmma, each one K step further (the
+ * descriptor's start address in 16-byte units).  MN-major operands set
+ * the instruction's transpose immediates. */
 static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *in,
 			kreg da, kreg db, kreg first, kreg always)
 {
 	struct operand *oa = tile_find_op(in, "da"), *ob = tile_find_op(in, "db");
 	struct operand *sd = tile_find_op(in, "sd");
+	struct operand *ta = tile_find_op(in, "transa"), *tb = tile_find_op(in, "transb");
 	unsigned steps = g->bk / g->mma_k;
+	unsigned ua = kstep_units(g->a_mn, g), ub = kstep_units(g->b_mn, g);
+
+	assert((!g->a_mn || ta) && (!g->b_mn || tb));   /* 16-bit forms have them */
+	if (ta)
+		ta->imm[0] = g->a_mn;
+	if (tb)
+		tb->imm[0] = g->b_mn;
 
 	memset(in->pre, 0, sizeof in->pre);     /* the template fences and commits */
 	memset(in->post, 0, sizeof in->post);
@@ -126,7 +164,7 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 			oa->reg = kb_reg(kb, K_B64);
 			ob->reg = kb_reg(kb, K_B64);
 			ke(kb, "\tadd.s64 $r, $r, $u;\n\tadd.s64 $r, $r, $u;\n",
-			   oa->reg, da, 2 * i, ob->reg, db, 2 * i);
+			   oa->reg, da, ua * i, ob->reg, db, ub * i);
 		} else {
 			oa->reg = da;
 			ob->reg = db;
@@ -152,10 +190,23 @@ struct ep {
 	int staged;               /* the kernel has the staged stores */
 	mmagen_type out;
 	int int_acc;              /* the accumulator is s32 */
+	int acc_f16;              /* f16 accumulators: 2 per register */
+	kreg d_scale;             /* FP8 D: D = satfinite(d_scale * value) */
 };
 
+static int is_fp8(mmagen_type t)
+{
+	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
+}
+
+/* cvt's name of a pair of FP8 values */
+static const char *fp8x2(mmagen_type t)
+{
+	return t == MMAGEN_E4M3 ? "e4m3x2" : "e5m2x2";
+}
+
 /* The staging of D for TMA stores.  A warpgroup's 64 rows go out in
- * chunks of 128 bytes of columns (64 16-bit or 32 32-bit elements), each
+ * chunks of 128 bytes of columns (128 8-bit, 64 16-bit or 32 32-bit elements), each
  * chunk a 64 x 128-byte box of tensor_d with the 128-byte swizzle: the
  * 16-byte unit u of row r sits at unit u ^ (r % 8).  Thread (warp w,
  * lane l) holds rows 16w + l/4 (+ 8) and, in each group of 8 columns,
@@ -215,6 +266,10 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	   e->m, e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
 	if (e->staged)
 		emit_staging_setup(kb, e);
+	if (is_fp8(e->out)) {
+		e->d_scale = kb_reg(kb, K_F32);
+		ke(kb, "\tld.param.f32 $r, [pd_scale];\n", e->d_scale);
+	}
 	if (e->out == MMAGEN_S32) {
 		e->alpha_i = kb_reg(kb, K_B32);
 		e->beta_i = kb_reg(kb, K_B32);
@@ -246,12 +301,31 @@ static void scale_acc(struct kb *kb, const struct ep *e, kreg v, kreg acc)
 		ke(kb, "\tmul.f32 $r, $r, $r;\n", v, e->alpha, acc);
 }
 
+/* The same for a pair of f16 accumulators in one register (wgmma's f16
+ * D: register 2j+h holds columns col+8j and +1 of row + 8h, the first in
+ * its low half): v[0], v[1] = alpha * each, in f32. */
+static void scale_acc_f16(struct kb *kb, const struct ep *e, kreg v, kreg pair)
+{
+	kreg lo = kb_reg(kb, K_B16), hi = kb_reg(kb, K_B16);
+	ke(kb, "\tmov.b32 {$r, $r}, $r;\n", lo, hi, pair);
+	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0), lo, kr_at(v, 0),
+	   e->alpha, kr_at(v, 0));
+	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 1), hi, kr_at(v, 1),
+	   e->alpha, kr_at(v, 1));
+}
+
 /* The output conversion of a pair (lo, hi) and of one value. */
 static void store_pair(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off,
 		       kreg lo, kreg hi)
 {
 	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
 		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n", p, addr, off, lo, hi);
+		return;
+	}
+	if (is_fp8(out)) {
+		kreg h = kb_reg(kb, K_B16);
+		ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
+		   fp8x2(out), h, hi, lo, p, addr, off, h);
 		return;
 	}
 	kreg w = kb_reg(kb, K_B32);
@@ -266,6 +340,11 @@ static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigne
 		return;
 	}
 	kreg h = kb_reg(kb, K_B16);
+	if (is_fp8(out)) {        /* a pair of v; its low byte is v */
+		ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\t@$r st.global.b8 [$r+$u], $r;\n",
+		   fp8x2(out), h, v, v, p, addr, off, h);
+		return;
+	}
 	ke(kb, "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
 	   out, h, v, p, addr, off, h);
 }
@@ -284,6 +363,13 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
 	ke(kb, "\tmov.f32 $r, 0f00000000;\n", c);
 	if (t == MMAGEN_F32) {
 		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, c, addr, off);
+	} else if (is_fp8(t)) {
+		/* FP8 -> f16 (exact) -> f32 */
+		kreg h = kb_reg(kb, K_B16), w = kb_reg(kb, K_B32), lo = kb_reg(kb, K_B16),
+		     hi = kb_reg(kb, K_B16);
+		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b8 $r, [$r+$u];\n"
+		       "\tcvt.rn.f16x2.$s $r, $r;\n\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n",
+		   h, p, h, addr, off, fp8x2(t), w, h, lo, hi, w, c, lo);
 	} else {
 		kreg h = kb_reg(kb, K_B16);
 		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.$t $r, $r;\n",
@@ -326,6 +412,12 @@ static void stage_pair(struct kb *kb, const struct ep *e, kreg base, unsigned jj
 	   a, a, base);
 	if (e->esize == 4) {
 		ke(kb, "\tst.shared.v2.b32 [$r+$u], {$r, $r};\n", a, off, lo, hi);
+		return;
+	}
+	if (e->esize == 1) {
+		kreg h = kb_reg(kb, K_B16);
+		ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\tst.shared.b16 [$r+$u], $r;\n",
+		   fp8x2(e->out), h, hi, lo, a, off, h);
 		return;
 	}
 	kreg w = kb_reg(kb, K_B32);
@@ -375,12 +467,18 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
 				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
 				   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
-			for (unsigned i = 0; i < 2; i++)
-				scale_acc(kb, e, kr_at(v, i), kr_at(acc, 4 * j + 2 * h + i));
+			if (e->acc_f16)
+				scale_acc_f16(kb, e, v, kr_at(acc, 2 * j + h));
+			else
+				for (unsigned i = 0; i < 2; i++)
+					scale_acc(kb, e, kr_at(v, i), kr_at(acc, 4 * j + 2 * h + i));
 			if (with_c) {
 				add_c(kb, e, p0, ac[h], off, kr_at(v, 0));
 				add_c(kb, e, p1, ac[h], off + es, kr_at(v, 1));
 			}
+			if (is_fp8(e->out))
+				ke(kb, "\tmul.f32 $r, $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0),
+				   kr_at(v, 0), e->d_scale, kr_at(v, 1), kr_at(v, 1), e->d_scale);
 			if (tma) {
 				stage_pair(kb, e, base, j % groups, h, kr_at(v, 0), kr_at(v, 1));
 				continue;
@@ -446,6 +544,62 @@ static void emit_tile_origin(struct kb *kb, const struct gemm_plan *g, const cha
 	   g->group, g->group, g->group, g->bm * g->cluster, g->bn);
 }
 
+/* The constant bits of an operand's wgmma descriptor, 128-byte swizzle.
+ * K-major: 8-row groups 1024 bytes apart (SBO), LBO unused (16).
+ * MN-major (PTX's canonical MN-major layout, as gen/smem.c has it): a
+ * 128-byte row holds 64 M/N elements of one K, 8 K rows make a 1024-byte
+ * atom; SBO is the step between 8-row groups of K (1024, the box's rows
+ * follow each other), LBO the step between atoms along M/N (the next
+ * TMA box, MN_BOX_BYTES). */
+static mmagen_status operand_desc(int mn, uint64_t *bits)
+{
+	mmagen_wgmma_sdesc sd = { .lbo = mn ? MN_BOX_BYTES : 16, .sbo = 8 * SWIZZLE_BYTES,
+				  .swizzle = SWIZZLE_BYTES };
+	return mmagen_wgmma_sdesc_encode(&sd, bits);
+}
+
+/* The producer's TMA loads of an MN-major operand (layouts nn, nt, tt):
+ * boxes of MN_BOX elements of M (A) or N (B) by the K block, MN_BOX_BYTES
+ * apart from the stage's start (%off).  A takes GEMM_BM / MN_BOX boxes
+ * at m0; B takes bn / MN_BOX at n0, or with a cluster, this CTA's half
+ * of them, multicast into both CTAs (as the K-major B).  Uses the
+ * template's %off, %x (K), %m0, %n0, %tma, %tmb, %bar, %rank, %mask. */
+static void emit_mn_loads(struct kb *kb, const struct gemm_plan *g)
+{
+	static const char load[] =
+		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+	if (!g->a_mn && !g->b_mn)
+		return;
+	kreg dst = kb_reg(kb, K_B32), mn = kb_reg(kb, K_B32);
+	if (g->a_mn) {
+		kb_at(kb, "load_a_mn");
+		for (unsigned i = 0; i < GEMM_BM / MN_BOX; i++) {
+			ke(kb, "\tadd.u32 $r, %off, $u;\n\tadd.u32 $r, %m0, $u;\n", dst,
+			   i * MN_BOX_BYTES, mn, i * MN_BOX);
+			ke(kb, "$s [$r], [%tma, {$r, %x}], [%bar];\n", load, dst, mn);
+		}
+	}
+	if (!g->b_mn)
+		return;
+	kb_at(kb, "load_b_mn");
+	unsigned boxes = g->bn / MN_BOX / g->cluster;
+	kreg base = kb_reg(kb, K_B32), n = kb_reg(kb, K_B32);
+	if (g->cluster == 2)
+		ke(kb, "\tmad.lo.u32 $r, %rank, $u, %off;\n\tmad.lo.u32 $r, %rank, $u, %n0;\n",
+		   base, boxes * MN_BOX_BYTES, n, boxes * MN_BOX);
+	else
+		ke(kb, "\tmov.u32 $r, %off;\n\tmov.u32 $r, %n0;\n", base, n);
+	for (unsigned i = 0; i < boxes; i++) {
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n", dst, base,
+		   i * MN_BOX_BYTES, mn, n, i * MN_BOX);
+		if (g->cluster == 2)
+			ke(kb, "$s.multicast::cluster [$r], [%tmb, {$r, %x}], [%bar], %mask;\n", load,
+			   dst, mn);
+		else
+			ke(kb, "$s [$r], [%tmb, {$r, %x}], [%bar];\n", load, dst, mn);
+	}
+}
+
 static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 {
 	kb_set(kb, "bm", "$u", g->bm);
@@ -473,13 +627,16 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "b_half_rows", "$u", g->bn / 2);
 	kb_set(kb, "producer_regs", "$u", PRODUCER_REGS);
 	kb_set(kb, "consumer_regs", "$u", CONSUMER_REGS);
-	/* K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (SBO),
-	 * LBO unused (16) */
-	mmagen_wgmma_sdesc sd = { .lbo = 16, .sbo = 8 * SWIZZLE_BYTES, .swizzle = SWIZZLE_BYTES };
-	uint64_t desc = 0;
-	mmagen_status s = mmagen_wgmma_sdesc_encode(&sd, &desc);
-	kb_set(kb, "desc_a_bits", "$X", desc);
-	kb_set(kb, "desc_b_bits", "$X", desc);
+	kb_flag(kb, "a_mn", g->a_mn);
+	kb_flag(kb, "b_mn", g->b_mn);
+	kb_set(kb, "a_major", "$s", g->a_mn ? "M x K, M-major" : "M x K, K-major");
+	kb_set(kb, "b_major", "$s", g->b_mn ? "K x N, N-major" : "N x K, K-major");
+	uint64_t da = 0, db = 0;
+	mmagen_status s = operand_desc(g->a_mn, &da);
+	if (!s)
+		s = operand_desc(g->b_mn, &db);
+	kb_set(kb, "desc_a_bits", "$X", da);
+	kb_set(kb, "desc_b_bits", "$X", db);
 	return s;
 }
 
@@ -489,7 +646,7 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	struct instr in;
 	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
 			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0,
-			.int_acc = g->acc == MMAGEN_S32 };
+			.int_acc = g->acc == MMAGEN_S32, .acc_f16 = g->acc == MMAGEN_F16 };
 	char op[256];
 
 	kb_init(&kb, "gemm_sm90");
@@ -509,6 +666,10 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	}
 	emit_tile_origin(&kb, g, "tile_origin_p");
 	emit_tile_origin(&kb, g, "tile_origin_c");
+	emit_mn_loads(&kb, g);
+	kb_set(&kb, "more_params", "$s", is_fp8(g->req.out) ? ",\n\t.param .f32 pd_scale" : "");
+	kb_set(&kb, "d_scale_note", "$s", is_fp8(g->req.out) ?
+	       "//   then D = satfinite(d_scale * D): d_scale is the kernel's last parameter\n" : "");
 	kb_at(&kb, "header");
 	/* setmaxnreg and cvta.param need PTX 8.0 */
 	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);

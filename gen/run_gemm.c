@@ -29,6 +29,7 @@ void run_gemm_opts_init(struct run_gemm_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->alpha = 1;
+	o->d_scale = 1;
 	o->reps = 30;
 }
 
@@ -139,10 +140,11 @@ static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 	const struct rg_problem *p = g->p;
 	uint64_t d = s->d, c = s->c;
 	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
-	float alpha = p->alpha, beta = p->beta;
+	float alpha = p->alpha, beta = p->beta, d_scale = p->d_scale;
 	uint32_t d_tma = s->d_tma;
+	/* FP8 D: d_scale is the last parameter (the others ignore it) */
 	void *params[] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
-			   &ldd, &ldc, &alpha, &beta, &d_tma };
+			   &ldd, &ldc, &alpha, &beta, &d_tma, &d_scale };
 	if (is_mma_sync(g))
 		return launch_mma_sync(g, s);
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
@@ -258,9 +260,16 @@ out:
 static void describe_problem(const mmagen_gemm_request *r, const struct rg_problem *p,
 			     char *buf, size_t n)
 {
-	snprintf(buf, n, "%s x %s -> %s, M %u N %u K %u, alpha %.9g beta %.9g",
+	static const char *const layouts[] = { "tn", "nn", "nt", "tt" };
+	char scale[48] = "";
+	if (r->out == MMAGEN_E4M3 || r->out == MMAGEN_E5M2)
+		snprintf(scale, sizeof scale, " d_scale %.9g", (double)p->d_scale);
+	snprintf(buf, n, "%s x %s -> %s%s%s%s, M %u N %u K %u, alpha %.9g beta %.9g%s",
 		 mmagen_type_name(r->a), mmagen_type_name(r->b), mmagen_type_name(r->out),
-		 p->m, p->n, p->k, (double)p->alpha, (double)p->beta);
+		 r->layout != MMAGEN_GEMM_TN && r->layout < 4 ? " layout " : "",
+		 r->layout != MMAGEN_GEMM_TN && r->layout < 4 ? layouts[r->layout] : "",
+		 p->acc_f16 ? " acc f16" : "", p->m, p->n, p->k, (double)p->alpha, (double)p->beta,
+		 scale);
 }
 
 static int report_check(const char *what, const struct rg_data *d, size_t guard_bad, int d_tma)
@@ -442,6 +451,13 @@ static int lt_setup(struct gpu *g, char *why, size_t n)
 	int rc = 1, st;
 	char what[128];
 
+	/* cuBLASLt's FP8 D takes C as bf16/f16 and scales through device
+	 * pointers; this runner's C has D's type */
+	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
+		snprintf(why, n, "cuBLASLt's %s D reads C in bf16 or f16, not %s as here, so it is not compared",
+			 mmagen_type_name(p->out), mmagen_type_name(p->out));
+		return 1;
+	}
 	if (cublaslt_open(lt, why, n))
 		return 1;
 	snprintf(what, sizeof what, "%s x %s -> %s", mmagen_type_name(p->a),
@@ -954,7 +970,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 				   .alpha = o->alpha, .beta = o->beta, .seed = ro->seed,
 				   .a_mn = r.layout == MMAGEN_GEMM_NN || r.layout == MMAGEN_GEMM_NT,
 				   .b_mn = r.layout == MMAGEN_GEMM_NT || r.layout == MMAGEN_GEMM_TT,
-				   .acc_f16 = r.acc == MMAGEN_F16 };
+				   .acc_f16 = r.acc == MMAGEN_F16,
+				   .d_scale = r.out == MMAGEN_E4M3 || r.out == MMAGEN_E5M2 ? o->d_scale : 1 };
 	if (rg_check_problem(&d.p))
 		return rg_said();
 	if (o->load && rg_load(o->load, &d, "tn"))

@@ -18,7 +18,8 @@
  * bf16, f16, f32), tf32/tf32 (stored as f32; the tensor cores read the
  * top 19 bits), any mix of e4m3/e5m2 (D bf16, f16, f32), any mix of s8/u8
  * (D s32 in wrapping arithmetic, alpha and beta truncated to integers, or
- * f32).  C has D's type. */
+ * f32); float inputs also write e4m3/e5m2 D (scaled by d_scale,
+ * saturated to the largest finite value).  C has D's type. */
 #ifndef MMAGEN_RUN_GEMM_H
 #define MMAGEN_RUN_GEMM_H
 
@@ -34,6 +35,7 @@ struct run_opts;
 struct run_gemm_opts {
 	uint32_t m, n, k;        /* 0: not given */
 	float alpha, beta;       /* the kernel takes f32: parsed, then rounded */
+	float d_scale;           /* FP8 D's scale (default 1) */
 	int check, bench;
 	unsigned reps;           /* --bench: timed launches (median) */
 	const char *save, *load; /* directories, or NULL */
@@ -68,6 +70,8 @@ struct rg_problem {
 	 * mma.sync path, which also needs M or N a multiple of 8 then) */
 	int a_mn, b_mn;
 	int acc_f16;             /* the kernel accumulates in f16 (--acc f16) */
+	float d_scale;           /* e4m3/e5m2 D: D = satfinite(d_scale * (alpha
+				  * A * B + beta * C)); 1 (and unused) else */
 };
 
 struct rg_data {

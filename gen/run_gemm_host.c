@@ -357,6 +357,11 @@ int32_t rg_wrap32(int64_t x)
 	return lo < 0x80000000u ? (int32_t)lo : (int32_t)(lo - 0x80000000u) + INT32_MIN;
 }
 
+static int is_fp8_out(const struct rg_problem *p)
+{
+	return p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2;
+}
+
 double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 		    double *sum_abs, double *cval)
 {
@@ -364,6 +369,13 @@ double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 	double dot = rg_dot(d, i, j, sum_abs);
 	/* beta = 0: the kernel does not read C, nor does the reference */
 	*cval = p->beta != 0 ? rg_value(p->out, d->c, (size_t)i * p->n + j) : 0.0;
+	if (rg_class_of(p->a) != RG_INT && is_fp8_out(p)) {
+		/* FP8 D: scaled, then saturated to the largest finite value
+		 * (cvt's .satfinite) */
+		double v = (double)p->d_scale * ((double)p->alpha * dot + (double)p->beta * *cval);
+		double max = mmagen_type_max(p->out);
+		return v > max ? max : v < -max ? -max : v;
+	}
 	if (rg_class_of(p->a) != RG_INT)
 		return (double)p->alpha * dot + (double)p->beta * *cval;
 	/* the s32 accumulator holds the dot product modulo 2^32 */
@@ -384,6 +396,8 @@ static int float_format(mmagen_type t, int *mant, int *emin)
 	case MMAGEN_BF16: *mant = 7;  *emin = -126; return 0;
 	case MMAGEN_F16:  *mant = 10; *emin = -14;  return 0;
 	case MMAGEN_F32:  *mant = 23; *emin = -126; return 0;
+	case MMAGEN_E4M3: *mant = 3;  *emin = -6;   return 0;
+	case MMAGEN_E5M2: *mant = 2;  *emin = -14;  return 0;
 	default: return -1;
 	}
 }
@@ -414,6 +428,12 @@ double rg_half_ulp(mmagen_type t, double x)
  *   |v - alpha*acc| <= u * |alpha| * (P + that)
  *   |w - (beta*C + v)| <= u * (|beta*C| + |v|)
  *   |D - w| <= half an ulp of D's type at |w| <= |ref| + the above.
+ * FP8 D (e4m3, e5m2): w is multiplied by d_scale in f32 first, s =
+ * fl32(d_scale * w), |s - d_scale*(ref before the scale)| <= |d_scale| *
+ * the above + u * |s|; cvt.rn.satfinite rounds s to nearest and clamps
+ * to the largest finite value, as the reference does, and clamping
+ * brings nothing further apart: half an ulp of the FP8 type at |ref| +
+ * that.
  * s32 D is wrapping integer arithmetic: exact, tolerance 0. */
 double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, double ref)
 {
@@ -438,6 +458,10 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 	double e = fabs(alpha) * (acc_err + u * acc_max);
 	if (beta != 0)
 		e += u * (fabs(beta * cval) + fabs(alpha) * acc_max * (1 + u));
+	if (is_fp8_out(p)) {
+		double ds = fabs((double)p->d_scale);
+		e = ds * e * (1 + u) + u * (fabs(ref) + ds * e);
+	}
 	return e + rg_half_ulp(p->out, fabs(ref) + e);
 }
 
@@ -570,14 +594,16 @@ static mmart_tensor_desc matrix_map(mmagen_type t, uint64_t addr, uint32_t cols,
 int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
 		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma)
 {
-	/* the generator swizzles 128 bytes and reads K-major A and B today;
-	 * anything else is a manifest this code has not learnt */
+	/* the generator swizzles 128 bytes today; anything else is a
+	 * manifest this code has not learnt */
 	if (i->swizzle != 128)
 		return rg_fail("the kernel wants a %u-byte swizzle; this runner knows 128", i->swizzle);
-	if (p->a_mn || p->b_mn)
-		return rg_fail("this runner encodes tensor maps of K-major A and B only (layout tn)");
-	out[0] = matrix_map(p->a, a, p->k, p->m, i->box_a);
-	out[1] = matrix_map(p->b, b, p->k, p->n, i->box_b);
+	/* K-major: dims {K, M} / {K, N}; M- or N-major (layouts nn, nt, tt):
+	 * {M, K} / {N, K} */
+	out[0] = p->a_mn ? matrix_map(p->a, a, p->m, p->k, i->box_a)
+			 : matrix_map(p->a, a, p->k, p->m, i->box_a);
+	out[1] = p->b_mn ? matrix_map(p->b, b, p->n, p->k, i->box_b)
+			 : matrix_map(p->b, b, p->k, p->n, i->box_b);
 	/* D through TMA stores when the kernel has them and D allows a map
 	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
 	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
@@ -638,12 +664,16 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 		if (mmagen_write_file(path, data[i], rg_bytes(p, o[i].name)))
 			return rg_fail("--save: %s", mmagen_last_error());
 	}
+	/* FP8 D: its scale too */
+	char scale[48] = "";
+	if (is_fp8_out(p))
+		snprintf(scale, sizeof scale, "  \"d_scale\": %.9g,\n", (double)p->d_scale);
 	len = snprintf(json, sizeof json,
 		"{\n  \"format\": \"" DESC_FORMAT "\",\n  \"version\": 1,\n"
 		"  \"byte_order\": \"little-endian\",\n  \"layout\": \"%s\",\n"
-		"  \"m\": %u, \"n\": %u, \"k\": %u,\n  \"alpha\": %.9g, \"beta\": %.9g,\n"
+		"  \"m\": %u, \"n\": %u, \"k\": %u,\n  \"alpha\": %.9g, \"beta\": %.9g,\n%s"
 		"  \"seed\": %llu,\n  \"operands\": {\n",
-		layout, p->m, p->n, p->k, (double)p->alpha, (double)p->beta,
+		layout, p->m, p->n, p->k, (double)p->alpha, (double)p->beta, scale,
 		(unsigned long long)p->seed);
 	for (int i = 0; i < 4; i++)
 		len += snprintf(json + len, sizeof json - (size_t)len,
@@ -934,9 +964,13 @@ static int want_f32(const char *desc, const struct jv *o, const char *key, float
 	const struct jv *v = jget(o, key);
 	if (!v || v->t != J_NUM)
 		return rg_fail("%s: %s is missing or not a number", desc, key);
+	char opt[32];             /* "d_scale" is --d-scale */
+	snprintf(opt, sizeof opt, "%s", key);
+	for (char *c = opt; *c; c++)
+		*c = *c == '_' ? '-' : *c;
 	if ((float)v->num != want)
 		return rg_fail("%s: %s is %.9g, the request has %.9g; give --%s %.9g",
-			       desc, key, v->num, (double)want, key, v->num);
+			       desc, key, v->num, (double)want, opt, v->num);
 	return 0;
 }
 
@@ -1010,7 +1044,8 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout)
 	    want_str(path, &root, "layout", "", layout) ||
 	    want_uint(path, &root, "m", "", p->m) || want_uint(path, &root, "n", "", p->n) ||
 	    want_uint(path, &root, "k", "", p->k) ||
-	    want_f32(path, &root, "alpha", p->alpha) || want_f32(path, &root, "beta", p->beta))
+	    want_f32(path, &root, "alpha", p->alpha) || want_f32(path, &root, "beta", p->beta) ||
+	    (is_fp8_out(p) && want_f32(path, &root, "d_scale", p->d_scale)))
 		goto out;
 	if (rg_alloc(d))
 		goto out;

@@ -752,7 +752,9 @@ enum { MMAGEN_GEMM_PATH_AUTO = 0, MMAGEN_GEMM_PATH_WGMMA, MMAGEN_GEMM_PATH_MMA_S
  * (u64 device addresses), m, n, k, ldd, ldc (u32), alpha, beta (f32).
  * Grid: cluster * min(multiprocessors / cluster, ceil(ceil(M/tile_m) /
  * cluster) * ceil(N/tile_n)) x 1 x 1 (persistent: each CTA, or each
- * cluster, walks tiles with a stride of the grid). */
+ * cluster, walks tiles with a stride of the grid).  D of type e4m3 or
+ * e5m2 adds a last parameter d_scale (f32): D = satfinite(d_scale *
+ * (alpha * A * B + beta * C)), C of D's type. */
 typedef struct mmagen_gemm_info {
 	size_t size;          /* sizeof(mmagen_gemm_info): set by the caller */
 	const char *kernel;   /* entry name */
@@ -761,7 +763,10 @@ typedef struct mmagen_gemm_info {
 	unsigned tile_m, tile_n, tile_k, stages;
 	/* Tensor maps: A over dims {K, M}, B over dims {K, N} (innermost
 	 * first), boxes {tile_k, tile_m} and {tile_k, tile_n}, this swizzle
-	 * (bytes), out-of-bounds elements read as zero. */
+	 * (bytes), out-of-bounds elements read as zero.  An MN-major operand
+	 * (sm_90a, layouts nn/nt: A; nt/tt: B) is a map over {M, K} or
+	 * {N, K} instead, box {64, tile_k} (one 128-byte row by the K
+	 * block). */
 	unsigned box_a[2], box_b[2], swizzle;
 	unsigned elem_bytes_a, elem_bytes_b, elem_bytes_d;
 	/* D through shared memory and TMA stores: when box_d[0] != 0 the

@@ -79,7 +79,7 @@ refused 1 "use K = 16 or 32" run gemm --a u8 --b s8 --out s32 --m 8 --n 8 --k 24
 refused 1 "D: ldd = N = 9 is odd" run gemm --a s8 --b u8 --out f32 --m 8 --n 9 --k 16
 refused 1 "gemm takes A and B as" run gemm --a e4m3 --b s8 --out f32 --m 8 --n 8 --k 16
 refused 1 "gemm takes A and B as" run gemm --a tf32 --b f32 --out f32 --m 8 --n 8 --k 16
-refused 1 "gemm writes D as bf16, f16 or f32" run gemm --a e4m3 --b e4m3 --out s32 --m 8 --n 8 --k 16
+refused 1 "gemm writes D as bf16, f16, f32, e4m3 or e5m2" run gemm --a e4m3 --b e4m3 --out s32 --m 8 --n 8 --k 16
 refused 1 "K-major only: use layout tn" run gemm --a e5m2 --b e5m2 --out f16 --layout nt --m 8 --n 8 --k 16
 }
 # shellcheck disable=SC2086

@@ -4,7 +4,8 @@
 # e4m3/e5m2 mixes, the four s8/u8 mixes; every output type of each) at
 # awkward sizes (M, N, K not multiples of the tile, K below one stage,
 # M = 1, N = 8), alpha/beta other than (1, 0), 1- and 2-CTA clusters,
-# other tiles and stages; then --save / --load round trips.  Each run
+# other tiles and stages; the layouts nn/nt/tt, f16 accumulation and
+# e4m3/e5m2 D; then --save / --load round trips.  Each run
 # compares every element (or, when large, a sample and the corners) with
 # the exact CPU reference and checks the guard bytes around D.
 # Exit 77 (skip) without a CUDA driver or GPU.
@@ -125,6 +126,45 @@ step --a bf16 --b bf16 --out bf16 --m 777 --n 1000 --k 1000 --tile 128x128
 step --a bf16 --b bf16 --out f32 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
 step --a f16 --b f16 --out f16 --m 2048 --n 2048 --k 2048 --stages 3 --group 4 --cluster 2
 step --a bf16 --b bf16 --out bf16 --m 8 --n 16 --k 24 --tile 128x16 --stages 2
+}
+
+# the wgmma path's MN-major layouts (16-bit types: A M-major for nn/nt, B
+# N-major for nt/tt, M or N then a multiple of 8), f16 accumulation, and
+# e4m3/e5m2 D scaled by --d-scale and saturated (C of D's type; tile N
+# 128 stages D through TMA, 64 stores it directly)
+# shellcheck disable=SC2086
+{
+for l in nn nt tt; do
+	for t in "bf16 bf16 bf16" "f16 f16 f32"; do
+		set -- $t
+		step --layout $l --a $1 --b $2 --out $3 --m 8 --n 8 --k 8
+		step --layout $l --a $1 --b $2 --out $3 --m 8 --n 16 --k 4096 --alpha 0.5
+		step --layout $l --a $1 --b $2 --out $3 --m 264 --n 200 --k 24 --beta -1
+		step --layout $l --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1000 --alpha 1.5 --beta 0.5
+		step --layout $l --a $1 --b $2 --out $3 --m 1000 --n 520 --k 1000 --cluster 2 --beta 1
+		step --layout $l --a $1 --b $2 --out $3 --m 4096 --n 4096 --k 4096
+	done
+	step --layout $l --a bf16 --b bf16 --out f16 --m 776 --n 1000 --k 1000 --tile 128x128 --cluster 2
+	step --layout $l --a f16 --b f16 --out bf16 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
+	step --layout $l --a f16 --b f16 --out f16 --acc f16 --m 336 --n 264 --k 520 --beta -1
+done
+for o in f16 f32 bf16; do
+	step --a f16 --b f16 --acc f16 --out $o --m 333 --n 258 --k 520
+	step --a f16 --b f16 --acc f16 --out $o --m 1000 --n 1000 --k 1000 --alpha 1.5 --beta 0.5
+	step --a f16 --b f16 --acc f16 --out $o --m 4096 --n 4096 --k 4096 --cluster 2
+done
+for t in "bf16 bf16 e4m3" "bf16 bf16 e5m2" "f16 f16 e4m3" "tf32 tf32 e5m2" "e4m3 e4m3 e4m3" \
+	 "e4m3 e5m2 e5m2" "e5m2 e5m2 e4m3"; do
+	set -- $t
+	step --a $1 --b $2 --out $3 --m 1 --n 8 --k 64
+	step --a $1 --b $2 --out $3 --m 333 --n 258 --k 512 --d-scale 0.25 --beta 1
+	step --a $1 --b $2 --out $3 --m 1000 --n 1024 --k 1024 --alpha 1.5 --beta 0.5 --cluster 2
+	step --a $1 --b $2 --out $3 --m 500 --n 640 --k 256 --tile 128x64 --beta -1 --d-scale 2
+	step --a $1 --b $2 --out $3 --m 256 --n 512 --k 1024 --d-scale 10000
+	step --a $1 --b $2 --out $3 --m 4096 --n 4096 --k 4096
+done
+step --layout nt --a bf16 --b bf16 --out e4m3 --m 1000 --n 1024 --k 1000 --d-scale 3 --beta 1
+step --layout tt --a f16 --b f16 --acc f16 --out e5m2 --m 520 --n 264 --k 1000 --d-scale 0.5
 }
 
 # D through TMA stores (aligned D) and directly (N * elem_bytes not a

@@ -1,6 +1,6 @@
 /* check_gemm.c - every GEMM variant the generator offers assembles with
  * ptxas for its target: each input pair and output type, tile N 64..256,
- * both cluster sizes.  A variant the generator refuses must be refused
+ * both cluster sizes; the sm_90a layouts, f16 accumulation and FP8 D.  A variant the generator refuses must be refused
  * with a message; none may fail in between.
  * Usage: check_gemm PTXAS SCRATCHDIR.  Exit 77 without ptxas. */
 #define _POSIX_C_SOURCE 200809L
@@ -123,6 +123,75 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	return 0;
 }
 
+/* The sm_90a variants beyond tn: layouts nn/nt/tt (MN-major A and/or B)
+ * with tiles that take 1 to 4 boxes of B per stage and both cluster
+ * sizes; f16 accumulation; e4m3/e5m2 D from every input class, staged
+ * (tile N a multiple of 128) and direct (tile N 64).  Refusals must
+ * carry their rule. */
+static void check_sm90_more(const char *ptxas, const char *dir)
+{
+	struct v { mmagen_type a, b, acc, out; unsigned layout, tile_n, cluster; const char *refusal; };
+	static const struct v vs[] = {
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_NN, 0, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_NN, 128, 2, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_NT, 0, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_NT, 0, 2, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, MMAGEN_GEMM_NT, 192, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_TT, 128, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_TT, 128, 2, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32, MMAGEN_GEMM_NN, 64, 1, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32, MMAGEN_GEMM_NT, 64, 1, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16, MMAGEN_GEMM_TT, 0, 2, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16, MMAGEN_GEMM_TT, 64, 2, "multiple of 128" },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16, MMAGEN_GEMM_NT, 96, 1, "multiple of 64" },
+		{ MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_F32, MMAGEN_GEMM_NT, 0, 1, "K-major only" },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_BF16, MMAGEN_GEMM_TT, 0, 1, "K-major only" },
+		/* f16 accumulation */
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_GEMM_TN, 0, 1, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, MMAGEN_GEMM_TN, 64, 1, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_GEMM_NT, 0, 2, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_E4M3, MMAGEN_GEMM_NN, 0, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F16, MMAGEN_BF16, MMAGEN_GEMM_TN, 0, 1, "accumulates in f32 (got --acc f16)" },
+		/* FP8 D */
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 0, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_E5M2, MMAGEN_GEMM_TN, 64, 1, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_E4M3, MMAGEN_GEMM_TT, 0, 2, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_E5M2, MMAGEN_GEMM_TN, 0, 2, NULL },
+		{ MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 0, 1, NULL },
+		{ MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_E5M2, MMAGEN_GEMM_TN, 64, 1, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 0, 1, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 64, 1, NULL },
+		{ MMAGEN_E5M2, MMAGEN_E5M2, 0, MMAGEN_E5M2, MMAGEN_GEMM_TN, 0, 2, NULL },
+		{ MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 0, 1, "s32 or f32" },
+	};
+	static const char *const lay[] = { "tn", "nn", "nt", "tt" };
+	char what[200];
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		mmagen_gemm_request r;
+		mmagen_gemm_request_init(&r);
+		mmagen_target_parse("sm_90a", &r.target);
+		r.a = vs[i].a;
+		r.b = vs[i].b;
+		r.acc = vs[i].acc;
+		r.out = vs[i].out;
+		r.layout = vs[i].layout;
+		r.tile_n = vs[i].tile_n;
+		r.cluster = vs[i].cluster;
+		snprintf(what, sizeof what, "gemm %s x %s (acc %s) -> %s, layout %s, tile N %u, cluster %u",
+			 mmagen_type_name(r.a), mmagen_type_name(r.b),
+			 r.acc ? mmagen_type_name(r.acc) : "default", mmagen_type_name(r.out),
+			 lay[r.layout], r.tile_n, r.cluster);
+		if (vs[i].refusal) {
+			mmagen_gemm_info info = { .size = sizeof info };
+			CHECK(mmagen_gemm_info_of(&r, &info) != MMAGEN_OK &&
+			      strstr(mmagen_last_error(), vs[i].refusal),
+			      "%s: refused with '%s' (got '%s')", what, vs[i].refusal, mmagen_last_error());
+			continue;
+		}
+		CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -133,6 +202,7 @@ int main(int argc, char **argv)
 	if (access(argv[1], X_OK))
 		return printf("ptxas not found: skipped\n"), 77;
 	check_sm80(argv[1], argv[2]);
+	check_sm90_more(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

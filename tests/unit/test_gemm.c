@@ -6,6 +6,7 @@
 #include "mmagen.h"
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,14 +87,14 @@ static void test_refusals(void)
 		mmagen_gemm_request r;
 		mmagen_status s;
 		const char *word;
-	} bad[24];
+	} bad[32];
 	int n = 0;
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_F16, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16/bf16";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_S8, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "e4m3/e5m2";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "s32 or f32";
-	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_S32); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16, f16 or f32";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_S32); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16, f16, f32, e4m3 or e5m2";
 	bad[n].r = req(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32); bad[n].r.layout = MMAGEN_GEMM_NN; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "K-major";
-	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.acc = MMAGEN_F16; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "f16 accumulation";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.acc = MMAGEN_F16; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "accumulates in f32 (got --acc f16)";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_m = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "M = 128";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_n = 250; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 16";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.cluster = 3; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 or 2";
@@ -106,6 +107,13 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32); bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "--path mma.sync";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1u << 28; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "2 to 32 stages";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.group = 70000; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 to 65535";
+	/* layouts, f16 accumulation, FP8 D (wgmma path) */
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.acc = MMAGEN_F16; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "accumulates in f32 (got --acc f16)";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_E4M3); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "s32 or f32";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.layout = MMAGEN_GEMM_NT; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "K-major only";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.layout = MMAGEN_GEMM_NT; bad[n].r.tile_n = 96; bad[n].r.cluster = 1; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 64, not 96; use 64";
+	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.layout = MMAGEN_GEMM_TT; bad[n].r.cluster = 2; bad[n].r.tile_n = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 128, not 64; use 128";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.layout = 4; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "tn, nn, nt or tt";
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
 		CHECK(s == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
@@ -148,9 +156,157 @@ static void test_schedule(void)
 		}
 }
 
+/* The number of times `needle` occurs in `hay`. */
+static unsigned count(const char *hay, const char *needle)
+{
+	unsigned c = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		c++;
+	return c;
+}
+
+/* Layouts nn/nt/tt (16-bit types): an MN-major operand is a tensor map
+ * over {M or N, K} with boxes of 64 elements (one 128-byte row) by the
+ * K block, TMA loads of one box each, the canonical MN-major descriptor
+ * (PTX ISA: SBO 1024 between 8-row groups of K, LBO 8192 between boxes
+ * along M/N, 128-byte swizzle) and the transpose immediate 1. */
+static void test_layouts(void)
+{
+	static const char *const names[] = { "tn", "nn", "nt", "tt" };
+	/* descriptor constants: swizzle code 1 at bit 62, SBO/16 at 32,
+	 * LBO/16 at 16 */
+	const unsigned long long kmaj = 1ull << 62 | 64ull << 32 | 1ull << 16;
+	const unsigned long long mnmaj = 1ull << 62 | 64ull << 32 | 512ull << 16;
+	for (unsigned l = 0; l < 4; l++)
+		for (int t = 0; t < 2; t++) {
+			mmagen_type ty = t ? MMAGEN_F16 : MMAGEN_BF16;
+			mmagen_gemm_request r = req(ty, ty, MMAGEN_BF16);
+			mmagen_gemm_info g = { .size = sizeof g };
+			int amn = l == 1 || l == 2, bmn = l == 2 || l == 3;
+			r.layout = l;
+			r.cluster = 1;      /* one CTA loads all of B */
+			CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK, "layout %s: %s", names[l],
+			      mmagen_last_error());
+			CHECK(amn ? g.box_a[0] == 64 && g.box_a[1] == 64 : g.box_a[0] == 64 && g.box_a[1] == 128,
+			      "layout %s: box_a %ux%u", names[l], g.box_a[0], g.box_a[1]);
+			CHECK(bmn ? g.box_b[0] == 64 && g.box_b[1] == 64 : g.box_b[0] == 64 && g.box_b[1] == 256,
+			      "layout %s: box_b %ux%u", names[l], g.box_b[0], g.box_b[1]);
+			char *ptx = NULL, *json = NULL;
+			CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK &&
+			      mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &json, NULL) == MMAGEN_OK,
+			      "layout %s: emit: %s", names[l], mmagen_last_error());
+			if (!ptx || !json) {
+				free(ptx);
+				free(json);
+				continue;
+			}
+			/* loads per stage: A 2 boxes M-major or 1, B 4 boxes
+			 * N-major (tile N 256) or 1 */
+			unsigned loads = count(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global");
+			CHECK(loads == (amn ? 2u : 1u) + (bmn ? 4u : 1u), "layout %s: %u TMA loads",
+			      names[l], loads);
+			char want[128];
+			snprintf(want, sizeof want, "or.b64 %%desc_a, %%desc_a, 0x%016llX;", amn ? mnmaj : kmaj);
+			CHECK(strstr(ptx, want) != NULL, "layout %s: A descriptor %s", names[l], want);
+			snprintf(want, sizeof want, "or.b64 %%desc_b, %%desc_b, 0x%016llX;", bmn ? mnmaj : kmaj);
+			CHECK(strstr(ptx, want) != NULL, "layout %s: B descriptor %s", names[l], want);
+			/* every wgmma ends "scale-d, 1, 1, trans-a, trans-b;" */
+			snprintf(want, sizeof want, ", 1, 1, %d, %d;\n", amn, bmn);
+			CHECK(count(ptx, want) == 4 && count(ptx, "\twgmma.mma_async") == 4,
+			      "layout %s: 4 wgmma with transpose immediates %d, %d", names[l], amn, bmn);
+			snprintf(want, sizeof want, "\"dims\": [%s]", amn ? "\"M\", \"K\"" : "\"K\", \"M\"");
+			CHECK(strstr(json, want) != NULL, "layout %s: manifest A %s", names[l], want);
+			snprintf(want, sizeof want, "\"dims\": [%s]", bmn ? "\"N\", \"K\"" : "\"K\", \"N\"");
+			CHECK(strstr(json, want) != NULL, "layout %s: manifest B %s", names[l], want);
+			free(ptx);
+			free(json);
+		}
+}
+
+/* The MN-major stage as TMA writes it and as the kernel's descriptor
+ * reads it must agree.  TMA (128-byte swizzle, 1024-byte aligned box of
+ * 64 M/N elements x 64 K rows): box j of the operand at j * 8192, K row k
+ * at k * 128 in it, 16-byte chunk c of the row at chunk c ^ (k % 8).  The
+ * reader: the descriptor constant the kernel ORs in (decoded), put into
+ * the canonical MN-major layout that the verified wgmma tiles use
+ * (mmagen_smem_offset); and a K step of 16 rows is the descriptor start
+ * address step in the kernel (+128 units of 16 bytes). */
+static void test_mn_stage(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32);
+	char *ptx = NULL;
+	r.layout = MMAGEN_GEMM_NT;
+	r.tile_n = 192;
+	r.cluster = 1;              /* tile N 192: 3 boxes, not split in two */
+	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "nt: %s",
+	      mmagen_last_error());
+	const char *at = ptx ? strstr(ptx, "or.b64 %desc_b, %desc_b, 0x") : NULL;
+	unsigned long long bits = at ? strtoull(at + strlen("or.b64 %desc_b, %desc_b, "), NULL, 16) : 0;
+	mmagen_wgmma_sdesc d;
+	CHECK(at && mmagen_wgmma_sdesc_decode(bits, &d) == MMAGEN_OK && d.swizzle == 128,
+	      "nt: B's descriptor 0x%llx", bits);
+	mmagen_smem_layout l = { .swizzle = 128, .mn_major = 1, .rows = 64, .kbytes = 192 * 2,
+				 .lbo = d.lbo, .sbo = d.sbo };
+	unsigned bad = 0;
+	for (unsigned k = 0; k < 64; k++)
+		for (unsigned nb = 0; nb < 192 * 2; nb++) {
+			unsigned c = nb % 128 / 16;
+			unsigned tma = nb / 128 * 8192 + k * 128 + (c ^ k % 8) * 16 + nb % 16;
+			bad += mmagen_smem_offset(&l, k, nb) != tma;
+		}
+	CHECK(bad == 0, "nt: %u bytes of B where the descriptor does not read them", bad);
+	CHECK(ptx && strstr(ptx, "add.s64 %rd") && mmagen_smem_offset(&l, 16, 0) == 128 * 16 &&
+	      strstr(ptx, ", 128;\n") && strstr(ptx, ", 256;\n") && strstr(ptx, ", 384;\n"),
+	      "nt: K steps of 16 rows = 2048 bytes");
+	free(ptx);
+}
+
+/* f16 accumulation: wgmma's f16 D (N/4 registers of two f16 per thread
+ * instead of N/2 f32); FP8 D: the d_scale parameter and satfinite
+ * conversions, and none of either elsewhere. */
+static void test_acc_and_fp8(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16);
+	char *ptx = NULL;
+	r.acc = MMAGEN_F16;
+	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "acc f16: %s",
+	      mmagen_last_error());
+	CHECK(ptx && strstr(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16 {%r0, ") &&
+	      strstr(ptx, "%r63}, ") && !strstr(ptx, "%r64}, "),
+	      "acc f16: m64n256k16.f16 with 64 registers");
+	CHECK(ptx && !strstr(ptx, "pd_scale") && !strstr(ptx, "satfinite"), "acc f16: no d_scale");
+	free(ptx);
+	static const mmagen_type outs[] = { MMAGEN_E4M3, MMAGEN_E5M2 };
+	static const mmagen_type ins[][2] = { { MMAGEN_BF16, MMAGEN_BF16 }, { MMAGEN_E4M3, MMAGEN_E5M2 },
+					      { MMAGEN_TF32, MMAGEN_TF32 } };
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < 3; i++) {
+			mmagen_gemm_info g = { .size = sizeof g };
+			r = req(ins[i][0], ins[i][1], outs[o]);
+			ptx = NULL;
+			CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK &&
+			      mmagen_gemm_info_of(&r, &g) == MMAGEN_OK, "FP8 D %d/%d: %s", o, i,
+			      mmagen_last_error());
+			const char *cvt = o ? "cvt.rn.satfinite.e5m2x2.f32" : "cvt.rn.satfinite.e4m3x2.f32";
+			CHECK(ptx && strstr(ptx, "\t.param .u32 pd_tma,\n\t.param .f32 pd_scale)") &&
+			      strstr(ptx, ", [pd_scale];") && strstr(ptx, cvt),
+			      "FP8 D %d/%d: d_scale last, %s", o, i, cvt);
+			/* staged: one 128-byte row of D is 128 columns; FP8
+			 * inputs' default tile N 192 is not whole rows: direct */
+			int staged = ins[i][0] != MMAGEN_E4M3;
+			CHECK(g.elem_bytes_d == 1 && g.box_d[0] == (staged ? 128u : 0u) &&
+			      g.box_d[1] == (staged ? 64u : 0u),
+			      "FP8 D %d/%d: box_d %ux%u", o, i, g.box_d[0], g.box_d[1]);
+			free(ptx);
+		}
+}
+
 int main(void)
 {
 	test_plans();
+	test_layouts();
+	test_mn_stage();
+	test_acc_and_fp8();
 	test_unstaged();
 	test_refusals();
 	test_schedule();

@@ -121,6 +121,14 @@ static void test_half_ulp(void)
 	CHECK_EXPR(rg_half_ulp(MMAGEN_F32, 3.0) == 0x1p-23);
 	CHECK_EXPR(rg_half_ulp(MMAGEN_F32, 0x1p-130) == 0x1p-150);
 	CHECK_EXPR(isnan(rg_half_ulp(MMAGEN_S32, 1.0)));
+	/* e4m3: 3 mantissa bits, normals from 2^-6, largest 448; e5m2: 2
+	 * bits, normals from 2^-14, largest 57344 */
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E4M3, 448.0) == 16.0);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E4M3, 1.0) == 0x1p-4);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E4M3, 0.0) == 0x1p-10);      /* subnormal step 2^-9 */
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E5M2, 57344.0) == 4096.0);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E5M2, -1.5) == 0x1p-3);
+	CHECK_EXPR(rg_half_ulp(MMAGEN_E5M2, 0x1p-15) == 0x1p-17);
 }
 
 static void test_tolerance(void)
@@ -550,6 +558,12 @@ static void model_kernel(struct rg_data *d)
 				float v = p->alpha * acc;
 				if (p->beta != 0)
 					v = fmaf(p->beta, (float)rg_value(p->out, d->c, at), v);
+				if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
+					/* cvt.rn.satfinite: scale, clamp, round */
+					float max = (float)mmagen_type_max(p->out);
+					v *= p->d_scale;
+					v = v > max ? max : v < -max ? -max : v;
+				}
 				bits = mmagen_type_encode(p->out, v);
 			}
 			unsigned eb = rg_elem_bytes(p->out);
@@ -566,10 +580,14 @@ static void set_elem(struct rg_data *d, size_t at, double v)
 		((uint8_t *)d->d)[at * eb + b] = (uint8_t)(bits >> (8 * b));
 }
 
+/* FP8 D's d_scale in test_verify */
+static float verify_d_scale = 1;
+
 static void test_verify(mmagen_type a, mmagen_type b, mmagen_type out, float alpha, float beta)
 {
 	struct rg_data d = { .p = mixed(a, b, out, 37, 22, 208) };
 	struct rg_verdict v;
+	d.p.d_scale = verify_d_scale;
 	int exact = out == MMAGEN_S32;
 	const char *name = mmagen_type_name(a), *bname = mmagen_type_name(b),
 		   *oname = mmagen_type_name(out);
@@ -694,6 +712,38 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* FP8 D: the description holds d_scale, and --load wants the same. */
+static void test_save_load_fp8(void)
+{
+	char dir[] = "/tmp/test_run_gemm_XXXXXX", path[256], *json;
+	struct rg_data d = { .p = problem(MMAGEN_BF16, MMAGEN_E4M3, 3, 4, 16) }, l;
+
+	CHECK_EXPR(mkdtemp(dir) != NULL);
+	d.p.d_scale = 2.5f;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	CHECK(rg_save(dir, &d, "tn") == 0, "save fp8: %s", rg_error());
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	json = slurp(path);
+	CHECK(json && strstr(json, "\"beta\": 0,\n  \"d_scale\": 2.5,\n"), "fp8 description: %s",
+	      json ? json : "(none)");
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(dir, &l, "tn") == 0, "load fp8: %s", rg_error());
+	rg_data_free(&l);
+	l = (struct rg_data){ .p = d.p };
+	l.p.d_scale = 1;
+	CHECK(rg_load(dir, &l, "tn") == -1 &&
+	      strstr(rg_error(), "d_scale is 2.5, the request has 1; give --d-scale 2.5") && !l.a,
+	      "fp8 d_scale mismatch: %s", rg_error());
+	const char *names[] = { "A.bin", "B.bin", "C.bin", "D.bin", "gemm.json" };
+	for (int i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	rg_data_free(&d);
+}
+
 static void test_save_load(void)
 {
 	char dir[] = "/tmp/test_run_gemm_XXXXXX", path[256], *json;
@@ -813,6 +863,39 @@ static void test_save_load(void)
 	CHECK_EXPR(system(cmd) == 0);
 }
 
+/* FP8 D saturates: with a large d_scale most of D is +-max; the reference
+ * clamps too, and an element one step below the largest value where the
+ * reference is the largest is caught. */
+static void test_verify_saturated(mmagen_type out)
+{
+	struct rg_data d = { .p = problem(MMAGEN_BF16, out, 9, 8, 64) };
+	struct rg_verdict v;
+	double max = mmagen_type_max(out), sa, c;
+	d.p.d_scale = out == MMAGEN_E4M3 ? 1000 : 200000;   /* most |D| > max */
+	d.p.beta = 0.5f;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	model_kernel(&d);
+	CHECK(rg_verify(&d, &v) == 0 && v.bad == 0 && v.checked == 72, "%s saturated: %zu bad",
+	      mmagen_type_name(out), v.bad);
+	size_t at = 72, sat = 0;
+	for (size_t i = 0; i < 72; i++) {
+		double ref = rg_reference(&d, (uint32_t)(i / 8), (uint32_t)(i % 8), &sa, &c);
+		CHECK_EXPR(fabs(ref) <= max);
+		if (fabs(ref) == max && rg_value(out, d.d, i) == ref)
+			sat++, at = i;
+	}
+	CHECK(sat > 36 && at < 72, "%s: %zu of 72 saturated", mmagen_type_name(out), sat);
+	if (at < 72) {
+		double ref = rg_value(out, d.d, at);
+		set_elem(&d, at, ref > 0 ? max * (out == MMAGEN_E4M3 ? 416.0 / 448 : 49152.0 / 57344)
+					 : -max * (out == MMAGEN_E4M3 ? 416.0 / 448 : 49152.0 / 57344));
+		CHECK(rg_verify(&d, &v) == 0 && v.bad == 1 && v.bi * 8 + v.bj == at,
+		      "%s: one step below the largest value caught", mmagen_type_name(out));
+	}
+	rg_data_free(&d);
+}
+
 int main(void)
 {
 	test_rules();
@@ -825,6 +908,16 @@ int main(void)
 	test_reference();
 	test_reference_types();
 	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 1, 0);
+	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_E4M3, 1, 0.5f);
+	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_E5M2, -2, 0);
+	test_verify(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_E4M3, 1, 1);
+	verify_d_scale = 8;
+	test_verify(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_E4M3, 1, 0);
+	test_verify(MMAGEN_E5M2, MMAGEN_E5M2, MMAGEN_E5M2, 0.5f, 0.5f);
+	verify_d_scale = 1;
+	test_verify_saturated(MMAGEN_E4M3);
+	test_verify_saturated(MMAGEN_E5M2);
+	test_save_load_fp8();
 	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 1.5f, 0.5f);
 	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, -2, 1);
 	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 1, 0);
