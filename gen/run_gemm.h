@@ -173,6 +173,11 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout);
 unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
 		 unsigned tile_n, unsigned cluster);
 
+/* The grid of the split-K kernel (info->split_k != 1) with `splits` S:
+ * as rg_grid, over tiles * min(S, ceil(K/tile_k)) work units. */
+unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
+		       const mmagen_gemm_info *info, unsigned splits);
+
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);
 
