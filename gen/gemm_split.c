@@ -8,9 +8,17 @@
 #include <assert.h>
 #include <stddef.h>
 
-/* The automatic S: at most this many slices (the last CTA of a tile
- * reads S partial tiles), each at least `stages` K blocks long. */
+/* The automatic S: at most AUTO_MAX slices, each at least `stages` K
+ * blocks long, chosen by a cost in K-block times (one K block of a tile
+ * on one SM): waves * (K blocks per slice + FILL) + REDUCE * S * rows /
+ * tile_m, where waves = ceil(units * S / SMs), FILL is the pipeline's
+ * start and the epilogue, and REDUCE the last CTA's read of one partial
+ * tile of tile_m rows (a K block reads 48 KiB from L2 and computes; a
+ * partial of 128 x 256 f32 is 128 KiB through one SM's port: about two).
+ * rows = min(M, tile_m): small M stores and reads only its rows. */
 #define AUTO_MAX 16u
+#define FILL 2u
+#define REDUCE 2u
 
 unsigned gemm_split_slices(unsigned splits, unsigned kblocks)
 {
@@ -64,15 +72,21 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
 		return 1;
 	uint64_t cl = info->cluster[0] ? info->cluster[0] : 1;
 	uint64_t units = cta_tiles(info, m, n) / cl;     /* per cluster */
-	uint64_t slots = sms / cl;
+	uint64_t slots = sms / cl ? sms / cl : 1;
 	uint64_t kblocks = ((uint64_t)k + info->tile_k - 1) / info->tile_k;
-	uint64_t s = slots / units;                      /* one wave of units */
 	uint64_t most = kblocks / (info->stages ? info->stages : 1);
-	if (s > most)
-		s = most;
-	if (s > AUTO_MAX)
-		s = AUTO_MAX;
-	return s > 1 ? (unsigned)s : 1;
+	uint64_t rows = m < info->tile_m ? m : info->tile_m, best = 1, best_cost = 0;
+	if (most > AUTO_MAX)
+		most = AUTO_MAX;
+	/* costs scaled by tile_m to stay in integers; ties keep the smaller S */
+	for (uint64_t s = 1; s == 1 || s <= most; s++) {
+		uint64_t waves = (units * s + slots - 1) / slots;
+		uint64_t cost = waves * ((kblocks + s - 1) / s + FILL) * info->tile_m +
+				(s > 1 ? REDUCE * s * rows : 0);
+		if (s == 1 || cost < best_cost)
+			best = s, best_cost = cost;
+	}
+	return (unsigned)best;
 }
 
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,

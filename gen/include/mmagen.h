@@ -795,10 +795,11 @@ MMAGEN_API
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len);
 /* Split-K on the wgmma path: the S to launch the kernel of `info` with
- * on an M x N x K problem and a GPU of `sms` multiprocessors: 1 when the
- * tiles alone fill the GPU (or sms is 0, or the kernel is not the wgmma
- * split-K kernel); else enough (tile, K slice) units to fill it, each
- * slice at least `stages` K blocks, at most 16 slices. */
+ * on an M x N x K problem and a GPU of `sms` multiprocessors.  1 when sms
+ * is 0 or the kernel is not the wgmma split-K kernel; else the S of
+ * lowest estimated time (waves of (tile, K slice) units, slice length,
+ * and the last CTA's reading of S partial tiles), each slice at least
+ * `stages` K blocks, at most 16 slices: 1 when the tiles fill the GPU. */
 MMAGEN_API
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms);

@@ -170,26 +170,33 @@ static unsigned split_for(mmagen_type a, unsigned cluster, unsigned split, unsig
 }
 
 /* bf16: tile 128 x 256 x 64, 4 stages; e4m3: 128 x 128 x 128, 6 stages.
- * S = min(132 / units, K blocks / stages, 16), 1 when below 2. */
+ * The cost of S in K-block times (gemm_split.c): waves * (ceil(KB/S) + 2)
+ * + 2 * S * min(M, 128) / 128 for S > 1, waves = ceil(units * S / SMs),
+ * S <= KB / stages and <= 16, the cheapest S (the smaller on a tie). */
 static void test_split_for(void)
 {
 	const unsigned A = MMAGEN_GEMM_SPLIT_AUTO;
-	/* 16 tiles: 132/16 = 8; 64 K blocks / 4 = 16 */
+	/* 16 tiles, 64 K blocks, 16 rows: S 8: 1 wave, 8 + 2 + 0.25 * 8 = 12
+	 * (S 4: 19; S 9: 2 waves) */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 8);
+	/* 128 rows: S 4: 16+2+8 = 26, 5: 13+2+10 = 25, 6: 11+2+12 = 25, 7: 26 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 5);
+	/* 224 K blocks: S 8: 28+2+16 = 46; 7: 32+2+14 = 48; 9: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
-	/* 56 tiles: 2 */
+	/* 56 tiles: S 2: 32+2+0.5; S 3: 2 waves, 48.75 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 2);
-	/* 512 tiles, 1 tile, no SMs known, one K block */
+	/* 512 tiles: S 1: 4 waves * 66 = 264; S 2: 8 * 34 + 4 = 276 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 4096, 4096, 4096, 132) == 1);
+	/* no SMs known; one K block */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 0) == 1);
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 64, 132) == 1);
-	/* one tile: 132, but 4096/64/4 = 16 at most, and 16 anyway */
+	/* one tile of one row: as many slices as allowed, 4096/64/4 = 16 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 4096, 132) == 16);
-	/* K 1000: 16 blocks / 4 = 4 */
+	/* K 1000: 16 blocks / 4 stages = 4 at most */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 1000, 132) == 4);
-	/* e4m3: 32 tiles: 4; 32 K blocks / 6 = 5 */
+	/* e4m3: 32 tiles, 32 K blocks, at most 5: S 4: 8+2+1 = 11; S 5: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_E4M3, 1, A, 16, 4096, 4096, 132) == 4);
-	/* clusters: 16 pairs over 66 slots: 4 */
+	/* clusters: 16 pairs over 66 slots: S 4: 64 units, 16+2+1; S 5: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 2, A, 16, 4096, 4096, 132) == 4);
 	/* a fixed S kernel is still advised; the plain kernel: 1 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 3, 16, 4096, 4096, 132) == 8);
