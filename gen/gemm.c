@@ -121,6 +121,9 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
 	if (r->path > MMAGEN_GEMM_PATH_MMA_SYNC)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
+	if (is_mma_sync(r) && r->split_k == MMAGEN_GEMM_SPLIT_AUTO)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K auto (S chosen at run time) is the wgmma path's; mma.sync takes a number, e.g. --split-k 4");
 	if (is_mma_sync(r))
 		return check_sm80(r, g);
 	if (strcmp(mmagen_target_name(r->target), "sm_90a"))

@@ -112,7 +112,9 @@ static void test_request(void)
 	      strstr(mmagen_last_error(), "1 to 256"), "257 slices refused: %s", mmagen_last_error());
 	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
 	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
-	CHECK(mmagen_gemm_info_of(&r, &i) != MMAGEN_OK, "auto on the mma.sync path is refused");
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_UNSUPPORTED &&
+	      strstr(mmagen_last_error(), "--split-k 4"), "auto on the mma.sync path is refused: %s",
+	      mmagen_last_error());
 
 	/* the kernel: three more parameters; one 16-byte store and load per
 	 * 4 accumulators (64 x N f32 per warpgroup over 128 threads: N/8) */
