@@ -431,8 +431,9 @@ static const struct cli_opt options[] = {
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
 	FN("--split-k", "S", GEMM, "GEMM", set_split, gemm.split_k, NULL,
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
-	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time "
-	   "(run gemm's default).  mma.sync: S CTAs add into D with f32/s32 atomics (default 1)"),
+	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
+	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
+	   "on the wgmma path"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,
