@@ -222,6 +222,22 @@ static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
+/* --split-k: 1 .. 256 K slices, or auto (the wgmma path's split-K
+ * kernel with S chosen at run time) */
+static int set_split(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (!strcmp(v, "auto")) {
+		*AT(dst, opt, unsigned) = MMAGEN_GEMM_SPLIT_AUTO;
+		return 0;
+	}
+	if (number(v, 256, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give 1 to 256 K slices, or auto", opt->name,
+				cli_quote(v));
+	*AT(dst, opt, unsigned) = (unsigned)x;
+	return 0;
+}
+
 /* run gemm's --m, --n, --k: 1 .. 2^31-1 */
 static int set_dim(const struct cli_opt *opt, const char *v, void *dst)
 {
@@ -416,8 +432,11 @@ static const struct cli_opt options[] = {
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
 	      "the kernel: wgmma + TMA (sm_90a's default) or mma.sync + ldmatrix + cp.async "
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
-	FN("--split-k", "S", GEMM, "GEMM", set_count, gemm.split_k, NULL,
-	   "mma.sync path: split K over S CTAs, added into D with f32/s32 atomics (default 1)"),
+	FN("--split-k", "S", GEMM, "GEMM", set_split, gemm.split_k, NULL,
+	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
+	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
+	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
+	   "on the wgmma path"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,

@@ -124,15 +124,15 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
 	if (r->path > MMAGEN_GEMM_PATH_MMA_SYNC)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
+	if (is_mma_sync(r) && r->split_k == MMAGEN_GEMM_SPLIT_AUTO)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K auto (S chosen at run time) is the wgmma path's; mma.sync takes a number, e.g. --split-k 4");
 	if (is_mma_sync(r))
 		return check_sm80(r, g);
 	if (strcmp(mmagen_target_name(r->target), "sm_90a"))
 		return mmagen_set_error(MMAGEN_TARGET,
 			"gemm runs on sm_90a (wgmma + TMA) or through mma.sync on sm_80, sm_86, sm_89 (and sm_90/sm_90a with --path mma.sync), not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
-	if (r->split_k > 1)
-		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"split-K is the mma.sync path's (--path mma.sync); the wgmma GEMM takes --split-k 1");
 	int cls = input_class(r->a, r->b);
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
@@ -158,7 +158,9 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"%s wgmma reads A and B K-major only: use layout tn (A row-major, B column-major)",
 			mmagen_type_name(r->a));
-	return gemm_plan_sm90(r, g);
+	if ((s = gemm_plan_sm90(r, g)))
+		return s;
+	return gemm_split_plan(r, g);
 }
 
 static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
@@ -199,6 +201,8 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	}
 	i->path = g->path ? g->path : MMAGEN_GEMM_PATH_WGMMA;
 	i->split_k = g->split ? g->split : 1;
+	if (g->split_kernel)
+		i->split_k = g->split;          /* 0: S chosen at run time */
 	i->elem_bits_a = mmagen_type_bits(g->req.a);
 	i->elem_bits_b = mmagen_type_bits(g->req.b);
 	if (g->path == MMAGEN_GEMM_PATH_MMA_SYNC) {
@@ -221,6 +225,31 @@ mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info
 	full.size = out->size;
 	memcpy(out, &full, out->size);    /* what the caller's version holds */
 	return MMAGEN_OK;
+}
+
+/* The split-K kernel's parameters after d_tma, and its buffers' rules
+ * (mmagen_gemm_split_buffers, the grid). */
+static void emit_json_split(struct buf *b, const mmagen_gemm_info *i)
+{
+	emitf(b, ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"split-K partial tiles"
+		 " (f32/s32): tiles * S * $u bytes, tiles = ceil(ceil(M/$u)/$u) * $u * ceil(N/$u)\"},\n"
+		 "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"tiles * 8 bytes (a u32 per"
+		 " consumer warpgroup of a tile), zero before the first launch; every launch leaves them zero\"},\n"
+		 "    {\"name\": \"splits\", \"kind\": \"u32\", \"what\": \"S, the K slices per tile (>= 1;"
+		 " the kernel takes min(S, ceil(K/$u))); $s\"}",
+	      i->tile_m * i->tile_n * 4, i->tile_m, i->cluster[0], i->cluster[0], i->tile_n, i->tile_k,
+	      i->split_k ? "asked for: split_k" : "auto: mmagen_gemm_split_for(info, M, N, K, multiprocessors)");
+}
+
+static void emit_json_split_keys(struct buf *b, const mmagen_gemm_info *i)
+{
+	if (i->split_k)
+		emitf(b, "  \"split_k\": $u,\n", i->split_k);
+	else
+		emitf(b, "  \"split_k\": \"auto\",\n");
+	emitf(b, "  \"split_grid\": \"cluster * min(multiprocessors / cluster,"
+		 " ceil(ceil(M/$u) / cluster) * ceil(N/$u) * min(S, ceil(K/$u))) x 1 x 1 (in place of grid)\",\n",
+	      i->tile_m, i->tile_n, i->tile_k);
 }
 
 static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i)
@@ -246,13 +275,18 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"},\n"
-		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}$s\n  ],\n",
+		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}$s",
 	      g->a_mn ? "\"M\", \"K\"" : "\"K\", \"M\"", i->box_a[0], i->box_a[1], i->swizzle,
 	      i->elem_bytes_a, g->b_mn ? "\"N\", \"K\"" : "\"K\", \"N\"", i->box_b[0], i->box_b[1],
 	      i->swizzle, i->elem_bytes_b,
 	      i->box_d[0], i->box_d[1], i->swizzle, i->elem_bytes_d,
 	      g->req.out == MMAGEN_E4M3 || g->req.out == MMAGEN_E5M2 ?
 	      ",\n    {\"name\": \"d_scale\", \"kind\": \"f32\", \"what\": \"D = satfinite(d_scale * (alpha * A * B + beta * C)) in D's FP8 type\"}" : "");
+	if (g->split_kernel)
+		emit_json_split(b, i);
+	emitf(b, "\n  ],\n");
+	if (g->split_kernel)
+		emit_json_split_keys(b, i);
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, $s a multiple of 16\","
 		 " \"D, C: base aligned to 2 elements, ldd and ldc even\","
 		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n",

@@ -694,5 +694,8 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_kblock(&kb, g, &in, da, db, g->promote ? never : accumulate, always);
 	kb_at(&kb, "epilogue");
 	emit_epilogue(&kb, g, &e, acc);
+	kb_flag(&kb, "split", g->split_kernel);
+	if (g->split_kernel)
+		gemm_sm90_split_emit(&kb, g, acc, e.row, e.m);
 	return kb_render(&kb, out);
 }

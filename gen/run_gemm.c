@@ -85,6 +85,11 @@ struct gpu {
 	struct lt_heuristic lt_algo;
 	uint64_t lt_ws;
 	int lt_int_scale;             /* alpha and beta are s32 (int8 -> s32) */
+	/* the wgmma split-K kernel (info.split_k != 1): S, its workspace and
+	 * counters, shared by every set (launches follow each other) */
+	int split;
+	uint32_t splits;
+	uint64_t ws, ctr, ctr_bytes;
 };
 
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
@@ -142,9 +147,18 @@ static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
 	float alpha = p->alpha, beta = p->beta, d_scale = p->d_scale;
 	uint32_t d_tma = s->d_tma;
-	/* FP8 D: d_scale is the last parameter (the others ignore it) */
-	void *params[] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
-			   &ldd, &ldc, &alpha, &beta, &d_tma, &d_scale };
+	void *params[16] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
+			   &ldd, &ldc, &alpha, &beta, &d_tma, NULL, NULL, NULL };
+	/* then d_scale (FP8 D), then the split kernel's workspace, counters
+	 * and splits: the kernel's parameters in its order */
+	size_t np = 13;
+	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2)
+		params[np++] = &d_scale;
+	if (g->split) {
+		params[np++] = &g->ws;
+		params[np++] = &g->ctr;
+		params[np++] = &g->splits;
+	}
 	if (is_mma_sync(g))
 		return launch_mma_sync(g, s);
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
@@ -221,6 +235,75 @@ static void free_sets(struct gpu *g)
 	g->nsets = 0;
 }
 
+/* ---- split-K (the wgmma path) ---- */
+
+/* The split-K kernel's S and buffers.  Without --split-k (split_k 0) the
+ * runner asks mmagen_gemm_split_for whether this problem wants one and,
+ * if so, generates the kernel for that S; with --split-k auto the kernel
+ * takes the S it gives; with --split-k S, S.  The counters are zeroed
+ * once here: the kernel leaves them zero (check_counters). */
+static int setup_split(struct gpu *g, mmagen_gemm_request *r)
+{
+	const struct rg_problem *p = g->p;
+	uint64_t ws_bytes = 0;
+	unsigned sms = device_sms(g->ctx);
+
+	if (g->info.path != MMAGEN_GEMM_PATH_WGMMA)
+		return 0;
+	if (r->split_k == 0) {
+		mmagen_gemm_request a = *r;
+		mmagen_gemm_info ai = { .size = sizeof ai };
+		a.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+		if (mmagen_gemm_info_of(&a, &ai))
+			return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+		unsigned s = mmagen_gemm_split_for(&ai, p->m, p->n, p->k, sms);
+		if (s <= 1)
+			return 0;
+		r->split_k = s;
+		if (mmagen_gemm_info_of(r, &g->info))
+			return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+	}
+	if (g->info.split_k == 1)
+		return 0;
+	g->split = 1;
+	g->splits = g->info.split_k ? g->info.split_k
+				    : mmagen_gemm_split_for(&g->info, p->m, p->n, p->k, sms);
+	if (mmagen_gemm_split_buffers(&g->info, p->m, p->n, g->splits, &ws_bytes, &g->ctr_bytes))
+		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+	/* the workspace is poisoned: a slot read before it was written
+	 * turns D into NaN (or garbage for s32) */
+	if (mmart_alloc(g->ctx, ws_bytes ? ws_bytes : 16, &g->ws) ||
+	    mmart_alloc(g->ctx, g->ctr_bytes, &g->ctr) ||
+	    mmart_memset8(g->ctx, g->ws, POISON, ws_bytes ? ws_bytes : 16) ||
+	    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes))
+		return rt_fail("split-K workspace");
+	return 0;
+}
+
+/* Every counter back at zero after a launch: the next one needs no memset. */
+static int check_counters(struct gpu *g)
+{
+	uint32_t *c = malloc(g->ctr_bytes);
+	size_t bad = 0, n = g->ctr_bytes / 4;
+	if (!c) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	if (mmart_copy_to_host(g->ctx, c, g->ctr, g->ctr_bytes)) {
+		free(c);
+		return rt_fail("split-K counters");
+	}
+	for (size_t i = 0; i < n; i++)
+		bad += c[i] != 0;
+	free(c);
+	if (bad) {
+		printf("FAIL run gemm: %zu of the %zu split-K counters are not zero after the launch; the next launch would be wrong\n",
+		       bad, n);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- the check: one launch with guards around D ---- */
 static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_tma)
 {
@@ -250,6 +333,8 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_
 	*guard_bad = 0;
 	for (size_t i = 0; i < GUARD; i++)
 		*guard_bad += (back[i] != POISON) + (back[GUARD + db + i] != POISON);
+	if (g->split && (rc = check_counters(g)))
+		goto out;
 	memcpy(d->d, back + GUARD, db);
 out:
 	free_sets(g);
@@ -705,7 +790,10 @@ static void set_config(struct gpu *g)
 		.smem_bytes = g->info.smem,
 		.stream = g->stream,
 	};
-	if (is_mma_sync(g)) {
+	if (g->split)              /* (tile, K slice) units */
+		g->cfg.grid[0] = rg_split_grid(device_sms(g->ctx), p->m, p->n, p->k, &g->info,
+					       g->splits);
+	if (is_mma_sync(g)) {     /* one CTA per tile, gridDim.z the K slices */
 		g->cfg.grid[0] = rg_grid(0, p->m, p->n, g->info.tile_m, g->info.tile_n, 1);
 		g->cfg.grid[2] = g->info.split_k;
 	}
@@ -999,10 +1087,13 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	if (o->tune ? (rc = tune(&g, &r, &d, o)) != 0 : (rc = apply_tuned(&g, &r)) != 0)
 		goto out;
 	rc = 1;
-	if (prepare_kernel(&g, &r))
+	if (setup_split(&g, &r) || prepare_kernel(&g, &r))
 		goto out;
 	set_config(&g);
 	describe_problem(&r, &d.p, what, sizeof what);
+	if (g.split)
+		snprintf(what + strlen(what), sizeof what - strlen(what), ", split-K %u%s", g.splits,
+			 r.split_k == MMAGEN_GEMM_SPLIT_AUTO ? " (auto)" : "");
 
 	size_t guard_bad = 0;
 	int d_tma = 0;
@@ -1032,6 +1123,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		       what, g.cfg.grid[0], g.cfg.block[0], g.cfg.cluster[0]);
 out:
 	lt_teardown(&g);
+	mmart_free(g.ctx, g.ws);
+	mmart_free(g.ctx, g.ctr);
 	if (g.stream)
 		mmart_stream_destroy(g.ctx, g.stream);
 	mmart_close(g.ctx);

@@ -240,6 +240,11 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 #define RG_STAGES_FEWER 0xffffffffu
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, struct rg_tune_choice *c, unsigned max);
 
+/* The grid of the split-K kernel (info->split_k != 1) with `splits` S:
+ * as rg_grid, over tiles * min(S, ceil(K/tile_k)) work units. */
+unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
+		       const mmagen_gemm_info *info, unsigned splits);
+
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);
 

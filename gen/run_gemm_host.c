@@ -612,6 +612,21 @@ int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint6
 	if (*d_tma)
 		out[2] = matrix_map(p->out, d, p->n, p->m, i->box_d);
 	return 0;
+
+}
+
+unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
+		       const mmagen_gemm_info *info, unsigned splits)
+{
+	uint64_t cl = info->cluster[0] ? info->cluster[0] : 1;
+	uint64_t rows = ((uint64_t)m + info->tile_m - 1) / info->tile_m;
+	uint64_t kblocks = ((uint64_t)k + info->tile_k - 1) / info->tile_k;
+	uint64_t s = splits < 1 ? 1 : splits < kblocks ? splits : kblocks;
+	uint64_t units = (rows + cl - 1) / cl * (((uint64_t)n + info->tile_n - 1) / info->tile_n) * s;
+	uint64_t most = sms ? sms / cl : INT32_MAX / cl;
+	if (most < 1)
+		most = 1;
+	return (unsigned)((units < most ? units : most) * cl);
 }
 
 /* ---- operands on disk ---- */

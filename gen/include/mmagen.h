@@ -740,8 +740,14 @@ typedef struct mmagen_gemm_request {
 	unsigned cluster;     /* CTAs per cluster: 1, or 2 (B multicast); 0: 1 */
 	unsigned path;        /* MMAGEN_GEMM_PATH_*: 0 picks by target */
 	unsigned split_k;     /* mma.sync path: K split over this many CTAs,
-			       * summed by f32/s32 atomics into D; 0: 1 */
+			       * summed by f32/s32 atomics into D; 0: 1.
+			       * wgmma path: 2..256 or MMAGEN_GEMM_SPLIT_AUTO
+			       * give the split-K kernel (see
+			       * mmagen_gemm_split_for); 0 or 1: none */
 } mmagen_gemm_request;
+
+/* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
+#define MMAGEN_GEMM_SPLIT_AUTO 0xffffffffu
 
 /* Which kernel: wgmma + TMA (sm_90a), or the warp-level mma.sync +
  * ldmatrix + cp.async kernel (sm_80 to sm_89; on sm_90/sm_90a on request). */
@@ -783,6 +789,14 @@ typedef struct mmagen_gemm_info {
 	 * it).  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
 	unsigned path, split_k;
 	unsigned elem_bits_a, elem_bits_b;
+	/* The wgmma path's split_k: 1, no split.  Otherwise the split-K
+	 * kernel: three more parameters after d_tma, workspace and counters
+	 * (u64 device addresses) and splits (u32, S >= 1), and grid rule
+	 * units = tiles * min(S, ceil(K/tile_k)) in place of tiles; split_k
+	 * is the S asked for (pass it), or 0 for MMAGEN_GEMM_SPLIT_AUTO
+	 * (pass mmagen_gemm_split_for's).  Buffer sizes:
+	 * mmagen_gemm_split_buffers; the counters are zero before the first
+	 * launch and every launch leaves them zero. */
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */
@@ -799,6 +813,24 @@ mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info
 MMAGEN_API
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			       char **out, size_t *len);
+/* Split-K on the wgmma path: the S to launch the kernel of `info` with
+ * on an M x N x K problem and a GPU of `sms` multiprocessors.  1 when sms
+ * is 0 or the kernel is not the wgmma split-K kernel; else the S of
+ * lowest estimated time (waves of (tile, K slice) units, slice length,
+ * and the last CTA's reading of S partial tiles), each slice at least
+ * `stages` K blocks, at most 16 slices: 1 when the tiles fill the GPU. */
+MMAGEN_API
+unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
+			       uint32_t k, unsigned sms);
+/* The bytes of the split-K kernel's workspace and counters for M x N and
+ * S slices: tiles = ceil(ceil(M/tile_m)/cluster) * cluster * ceil(N/tile_n);
+ * workspace = tiles * S * tile_m * tile_n * 4, counters = tiles * 2 * 4
+ * (one u32 per consumer warpgroup of a tile).  0 and 0 for a kernel
+ * without split-K. */
+MMAGEN_API
+mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
+					unsigned splits, uint64_t *workspace_bytes,
+					uint64_t *counter_bytes);
 
 /* Write `len` bytes to path as GNU tools write output files.  A regular
  * file (or a symbolic link, followed to the file it names) is replaced

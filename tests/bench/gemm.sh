@@ -25,6 +25,10 @@
 #   PATHS    the kernels, space-separated: wgmma, mma.sync, or default (the
 #            GPU's own); each type is timed on each, side by side with
 #            cuBLASLt (e.g. PATHS="wgmma mma.sync"; default "default")
+#   SPLIT    --split-k for every run: 1 (never split), S, or auto; default
+#            unset: run gemm's own choice (mmagen_gemm_split_for: split-K
+#            where the tiles alone leave SMs idle, e.g. M 16 and 128 of the
+#            LLM shapes).  The S used is the table's and the CSV's "split".
 # Exit 77 without a GPU, 1 when a run fails.
 mm=${1:-build/mmagen}
 csv=${2:-gemm-bench.csv}
@@ -32,6 +36,7 @@ base=${csv%.csv}
 here=$(dirname "$0")
 reps=${REPS:-30}
 types=${TYPES:-bf16}
+split=${SPLIT:+--split-k $SPLIT}
 [ "$types" = all ] && types="bf16 f16 tf32 e4m3 s8"
 # each type on each path: "bf16@mma.sync"; @default passes no --path
 specs=
@@ -73,7 +78,7 @@ parse_type() {
 }
 
 # the CSV column says TFLOP/s; for integer inputs the figures are TOP/s
-echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio" >"$csv.tmp" || exit 1
+echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split" >"$csv.tmp" || exit 1
 for spec in $types; do
 	path=${spec#*@} spec=${spec%@*}
 	[ "$path" = default ] && path=
@@ -85,23 +90,25 @@ EOF
 	name="$name${path:+@$path}"
 	unit="TFLOP/s"
 	case $a in s8 | u8) unit="TOP/s" ;; esac
-	printf '\n%s x %s -> %s%s\n\n| %5s | %5s | %5s | %14s | %16s | %6s |\n|---|---|---|---|---|---|\n' \
-		"$a" "$b" "$out" "${path:+ ($path)}" M N K "mmagen $unit" "cuBLASLt $unit" ratio
+	printf '\n%s x %s -> %s%s\n\n| %5s | %5s | %5s | %14s | %16s | %6s | %5s |\n|---|---|---|---|---|---|---|\n' \
+		"$a" "$b" "$out" "${path:+ ($path)}" M N K "mmagen $unit" "cuBLASLt $unit" ratio split
 	echo "$shapes" | while read -r m n k; do
 		# shellcheck disable=SC2086
 		"$mm" run gemm --a "$a" --b "$b" --out "$out" --m "$m" --n "$n" --k "$k" \
-			--bench --reps "$reps" ${path:+--path "$path"} $ARGS </dev/null >"$log" 2>&1
+			--bench --reps "$reps" ${path:+--path "$path"} $split $ARGS </dev/null >"$log" 2>&1
 		rc=$?
 		[ $rc -eq 77 ] && { cat "$log"; exit 77; }
 		if [ $rc -ne 0 ]; then cat "$log"; echo "FAIL: $name $m x $n x $k"; exit 1; fi
 		ours=$(awk '$1 == "mmagen" { print $2 }' "$log")
 		theirs=$(awk '$1 == "cuBLASLt" && ($3 == "TFLOP/s" || $3 == "TOP/s") { print $2 }' "$log")
 		ratio=$(awk '$1 == "ratio" { print $2 }' "$log")
+		# the K slices of split-K ("..., split-K 8: ..." in the bench line)
+		sk=$(sed -n 's/^bench gemm .*, split-K \([0-9]*\).*/\1/p' "$log" | head -n 1)
 		# cuBLASLt's refusal, when it said one
 		grep '^cuBLASLt: not measured' "$log" | head -n 1 >&2
-		printf '| %5s | %5s | %5s | %14s | %16s | %6s |\n' "$m" "$n" "$k" "$ours" \
-			"${theirs:--}" "${ratio:--}"
-		echo "$m,$n,$k,$name,$ours,$theirs,$ratio" >>"$csv.tmp"
+		printf '| %5s | %5s | %5s | %14s | %16s | %6s | %5s |\n' "$m" "$n" "$k" "$ours" \
+			"${theirs:--}" "${ratio:--}" "${sk:-1}"
+		echo "$m,$n,$k,$name,$ours,$theirs,$ratio,${sk:-1}" >>"$csv.tmp"
 	done
 	status=$?
 	[ $status -ne 0 ] && { rm -f "$csv.tmp"; exit $status; }

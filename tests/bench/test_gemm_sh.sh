@@ -48,15 +48,15 @@ chmod +x "$dir/mmagen"
 TYPES="bf16 s8" REPS=3 sh "$here/gemm.sh" "$dir/mmagen" "$dir/out.csv" >"$dir/log" 2>&1
 rc=$?
 check '[ $rc -eq 0 ]' "gemm.sh exit $rc: $(tail -5 "$dir/log")"
-check '[ "$(head -n 1 "$dir/out.csv")" = "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio" ]' "CSV header"
+check '[ "$(head -n 1 "$dir/out.csv")" = "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split" ]' "CSV header"
 check '[ "$(grep -c ",bf16xbf16:bf16," "$dir/out.csv")" -eq 13 ] && [ "$(grep -c ",s8xs8:s32," "$dir/out.csv")" -eq 13 ]' \
 	"13 problems per type: $(wc -l <"$dir/out.csv") lines"
-for row in "1024,1024,1024,bf16xbf16:bf16,101.0,100.0,1.010" "8192,8192,8192,s8xs8:s32,108.0,100.0,1.080" \
-	   "16,14336,4096,bf16xbf16:bf16,200.0,100.0,2.000" "4096,4096,14336,s8xs8:s32,104.0,100.0,1.040" \
-	   "128,4096,4096,bf16xbf16:bf16,100.1,100.0,1.001"; do
+for row in "1024,1024,1024,bf16xbf16:bf16,101.0,100.0,1.010,1" "8192,8192,8192,s8xs8:s32,108.0,100.0,1.080,1" \
+	   "16,14336,4096,bf16xbf16:bf16,200.0,100.0,2.000,1" "4096,4096,14336,s8xs8:s32,104.0,100.0,1.040,1" \
+	   "128,4096,4096,bf16xbf16:bf16,100.1,100.0,1.001,1"; do
 	check 'grep -qx "$row" "$dir/out.csv"' "CSV row $row"
 done
-check 'grep -q "^|  1024 |  1024 |  1024 |          101.0 |            100.0 |  1.010 |" "$dir/log"' "table row 1024"
+check 'grep -q "^|  1024 |  1024 |  1024 |          101.0 |            100.0 |  1.010 |     1 |" "$dir/log"' "table row 1024"
 check 'grep -q "TOP/s" "$dir/log"' "s8 in TOP/s"
 # geometric mean per type: ratios of both types are the same list
 gm=$(awk 'BEGIN { n = split("1.010 1.020 1.040 1.080 2 2 2 1.001 1.001 1.001 1.040 1.040 1.040", r, " ");

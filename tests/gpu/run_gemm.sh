@@ -109,9 +109,12 @@ MIXES
 while read -r ab bb out w; do
 	sizes "$w" >"$tmp/sizes"
 	for cl in 1 2; do
+		# cluster 1: run gemm's choice (split-K for small M x N, long K);
+		# cluster 2: never split
+		sk=; [ "$cl" = 2 ] && sk="--split-k 1"
 		while read -r m n k rest; do
 			# shellcheck disable=SC2086
-			step --a "$ab" --b "$bb" --out "$out" --cluster "$cl" --m "$m" --n "$n" --k "$k" $rest
+			step --a "$ab" --b "$bb" --out "$out" --cluster "$cl" --m "$m" --n "$n" --k "$k" $rest $sk
 		done <"$tmp/sizes"
 	done
 done <"$tmp/mixes"
@@ -166,6 +169,45 @@ done
 step --layout nt --a bf16 --b bf16 --out e4m3 --m 1000 --n 1024 --k 1000 --d-scale 3 --beta 1
 step --layout tt --a f16 --b f16 --acc f16 --out e5m2 --m 520 --n 264 --k 1000 --d-scale 0.5
 }
+# split-K (the wgmma path): every type mix and output type; S that does
+# not divide the K blocks (K 1000 bf16: 16 blocks, S 3), S > K blocks
+# (clamped to one slice per block; K below one block: no split), M = 1,
+# N = 8, alpha/beta, clusters, auto, and run gemm's own choice on small M
+while read -r ab bb out w; do
+	case $w in 16) k1=1000 k2=200 k3=8 ;; 32) k1=500 k2=100 k3=4 ;; *) k1=1008 k2=400 k3=16 ;; esac
+	case $out in s32) ab2="--alpha 3 --beta -2" ;; *) ab2="--alpha 1.5 --beta 0.5" ;; esac
+	# shellcheck disable=SC2086
+	{
+	step --a "$ab" --b "$bb" --out "$out" --m 333 --n 258 --k "$k1" --split-k 3 $ab2
+	step --a "$ab" --b "$bb" --out "$out" --m 1 --n 8 --k "$k2" --split-k 7
+	step --a "$ab" --b "$bb" --out "$out" --m 129 --n 250 --k "$k3" --split-k 4 --beta 1
+	step --a "$ab" --b "$bb" --out "$out" --m 300 --n 520 --k 4096 --split-k auto --cluster 2 $ab2
+	}
+done <"$tmp/mixes"
+# shellcheck disable=SC2086
+{
+step --a bf16 --b bf16 --out bf16 --m 16 --n 4096 --k 4096
+step --a bf16 --b bf16 --out f32 --m 128 --n 4096 --k 14336 --beta 1
+step --a e4m3 --b e4m3 --out bf16 --m 16 --n 14336 --k 4096 --alpha 0.5
+step --a s8 --b s8 --out s32 --m 128 --n 4096 --k 4096 --split-k 16 --alpha 2 --beta -1
+step --a tf32 --b tf32 --out f32 --m 300 --n 200 --k 4096 --split-k 256 --tile 128x64
+step --a f16 --b f16 --out f16 --m 77 --n 1000 --k 2000 --split-k 5 --tile 128x128 --cluster 2 --stages 3
+}
+splits=$(cat "$tmp/all" 2>/dev/null | grep -c '^PASS.*split-K')
+echo "split-K: $splits runs passed"
+if [ "$splits" -ge 110 ]; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: the split-K runs should have passed (run gemm names them 'split-K S')"; fi
+# deterministic: the same S twice gives the same D, bit for bit
+B="run gemm --arch sm_90a --a bf16 --b bf16 --out f32 --m 200 --n 300 --k 4096 --split-k 9 --beta 1"
+# shellcheck disable=SC2086
+if "$mm" $B --seed "$seed" --check --save "$tmp/s1" >"$tmp/log" 2>&1 &&
+   "$mm" $B --seed "$seed" --check --save "$tmp/s2" >>"$tmp/log" 2>&1 &&
+   cmp -s "$tmp/s1/D.bin" "$tmp/s2/D.bin"; then
+	pass=$((pass + 1))
+else
+	cat "$tmp/log"
+	fail=$((fail + 1)); echo "FAIL: split-K 9 twice did not give the same D"
+fi
 
 # D through TMA stores (aligned D) and directly (N * elem_bytes not a
 # multiple of 16) must both have run above

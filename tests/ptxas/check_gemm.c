@@ -192,6 +192,34 @@ static void check_sm90_more(const char *ptxas, const char *dir)
 	}
 }
 
+/* Split-K (the wgmma path): every type mix with S 3, and auto with a
+ * cluster of 2 and other tiles on a few (about a minute on 2 cores). */
+static void check_split(const char *ptxas, const char *dir)
+{
+	static const struct { unsigned tile_n, cluster, split; } more[] = {
+		{ 64, 2, MMAGEN_GEMM_SPLIT_AUTO }, { 192, 1, 256 }, { 128, 2, 2 },
+	};
+	char what[200];
+	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
+		for (size_t v = 0; v <= sizeof more / sizeof more[0]; v++) {
+			mmagen_gemm_request r;
+			if (v && c % 4)          /* the other variants on every 4th mix */
+				continue;
+			mmagen_gemm_request_init(&r);
+			mmagen_target_parse("sm_90a", &r.target);
+			r.a = combos[c].a;
+			r.b = combos[c].b;
+			r.out = combos[c].out;
+			r.split_k = v ? more[v - 1].split : 3;
+			r.tile_n = v ? more[v - 1].tile_n : 0;
+			r.cluster = v ? more[v - 1].cluster : 1;
+			snprintf(what, sizeof what, "gemm %s x %s -> %s, split-K %u, tile N %u, cluster %u",
+				 mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
+				 r.split_k, r.tile_n, r.cluster);
+			CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+		}
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -203,6 +231,7 @@ int main(int argc, char **argv)
 		return printf("ptxas not found: skipped\n"), 77;
 	check_sm80(argv[1], argv[2]);
 	check_sm90_more(argv[1], argv[2]);
+	check_split(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

@@ -688,6 +688,16 @@ static void test_grid(void)
 	CHECK_EXPR(rg_grid(132, 333, 258, 128, 256, 2) == 8);       /* 2 x 2 pairs */
 	CHECK_EXPR(rg_grid(0, 1024, 1024, 128, 256, 1) == 32);      /* unknown SMs */
 	CHECK_EXPR(rg_grid(1, 1024, 1024, 128, 256, 2) == 2);
+	/* split-K: tiles x min(S, K blocks) units (tile 128 x 256 x 64) */
+	mmagen_gemm_info i = { .size = sizeof i, .tile_m = 128, .tile_n = 256, .tile_k = 64,
+			       .cluster = { 1, 1, 1 } };
+	CHECK_EXPR(rg_split_grid(132, 16, 4096, 4096, &i, 8) == 128);     /* 16 x 8 */
+	CHECK_EXPR(rg_split_grid(132, 16, 4096, 4096, &i, 9) == 132);     /* 144 */
+	CHECK_EXPR(rg_split_grid(132, 333, 258, 100, &i, 5) == 12);       /* 6 x 2 K blocks */
+	CHECK_EXPR(rg_split_grid(132, 1, 8, 8, &i, 256) == 1);            /* one K block */
+	i.cluster[0] = 2;
+	CHECK_EXPR(rg_split_grid(132, 333, 258, 4096, &i, 3) == 24);      /* 2 x 2 pairs x 3 */
+	CHECK_EXPR(rg_split_grid(0, 16, 4096, 4096, &i, 8) == 256);       /* unknown SMs */
 }
 
 static int write_text(const char *path, const char *text)

@@ -1,0 +1,246 @@
+/* test_gemm_split.c - split-K on the wgmma GEMM, on the CPU:
+ *   - the work units (gemm_split_range, the C twin of mmagen_split_range
+ *     in templates/gemm_sm90.ptx.in) cover every (tile, K block) of an
+ *     enumeration built here from M, N, K exactly once, each unit a
+ *     non-empty run of K blocks, a tile's slices consecutive and in K
+ *     order, balanced to one block, for many M, N, K, tiles and S
+ *     (including S that does not divide the K blocks and S > K blocks);
+ *   - the request's rule, the manifest and the kernel's parameters;
+ *   - mmagen_gemm_split_for and mmagen_gemm_split_buffers against figures
+ *     worked out by hand below. */
+#include "gemm.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned ceil_div(unsigned long long a, unsigned b)
+{
+	return (unsigned)((a + b - 1) / b);
+}
+
+static void cover(unsigned m, unsigned n, unsigned k, unsigned bn, unsigned bk, unsigned s)
+{
+	unsigned tiles = ceil_div(m, 128) * ceil_div(n, bn), kblocks = ceil_div(k, bk);
+	unsigned want = s < kblocks ? s : kblocks;     /* never an empty slice */
+	unsigned slices = gemm_split_slices(s, kblocks);
+	unsigned char *seen = calloc((size_t)tiles * kblocks, 1);
+	unsigned lo = ~0u, hi = 0, bad = 0, prev_end = 0;
+
+	CHECK(slices == want, "M %u N %u K %u S %u: %u slices, want %u", m, n, k, s, slices, want);
+	if (!seen || slices != want) {
+		free(seen);
+		return;
+	}
+	for (unsigned u = 0; u < tiles * slices; u++) {
+		unsigned t, kb, cnt;
+		gemm_split_range(u, slices, kblocks, &t, &kb, &cnt);
+		if (t != u / slices || cnt == 0 || kb + cnt > kblocks ||
+		    kb != (u % slices ? prev_end : 0))
+			bad++;
+		prev_end = kb + cnt;
+		lo = cnt < lo ? cnt : lo;
+		hi = cnt > hi ? cnt : hi;
+		for (unsigned i = 0; t < tiles && i < cnt && kb + i < kblocks; i++)
+			seen[(size_t)t * kblocks + kb + i]++;
+	}
+	size_t wrong = 0;
+	for (size_t i = 0; i < (size_t)tiles * kblocks; i++)
+		wrong += seen[i] != 1;
+	CHECK(!bad && !wrong && hi - lo <= 1,
+	      "M %u N %u K %u tile N %u K %u, S %u: %u bad units, %zu (tile, K block) not covered once, slices %u..%u blocks",
+	      m, n, k, bn, bk, s, bad, wrong, lo, hi);
+	free(seen);
+}
+
+static void test_units(void)
+{
+	static const unsigned ms[] = { 1, 16, 128, 129, 333, 4096 };
+	static const unsigned ns[] = { 8, 250, 256, 258, 4096, 14336 };
+	static const unsigned ks[] = { 1, 8, 64, 65, 200, 1000, 4096, 14336 };
+	static const unsigned tn[][2] = { { 256, 64 }, { 128, 128 }, { 64, 32 } };
+	static const unsigned ss[] = { 1, 2, 3, 4, 5, 7, 8, 13, 16, 64, 255, 256 };
+	for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+		for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+			for (size_t c = 0; c < sizeof ks / sizeof *ks; c++)
+				for (size_t t = 0; t < sizeof tn / sizeof *tn; t++)
+					for (size_t s = 0; s < sizeof ss / sizeof *ss; s++)
+						cover(ms[a], ns[b], ks[c], tn[t][0], tn[t][1], ss[s]);
+	/* the kernel takes splits 0 as 1 */
+	CHECK_EXPR(gemm_split_slices(0, 10) == 1);
+	CHECK_EXPR(gemm_split_slices(7, 3) == 3);
+}
+
+static mmagen_gemm_request req(mmagen_type a, mmagen_type out, unsigned split)
+{
+	mmagen_gemm_request r;
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_90a", &r.target);
+	r.a = r.b = a;
+	r.out = out;
+	r.split_k = split;
+	return r;
+}
+
+static unsigned count(const char *text, const char *what)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The request, its manifest and its kernel. */
+static void test_request(void)
+{
+	mmagen_gemm_info i = { .size = sizeof i };
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, 4);
+	char *t = NULL;
+
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK && i.split_k == 4 &&
+	      i.path == MMAGEN_GEMM_PATH_WGMMA, "split 4: info split_k %u", i.split_k);
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK && i.split_k == 0, "auto: split_k %u",
+	      i.split_k);
+	for (unsigned s = 0; s <= 1; s++) {
+		r.split_k = s;
+		CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK && i.split_k == 1,
+		      "split %u: no split-K kernel", s);
+	}
+	r.split_k = 257;
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_INVALID_ARGUMENT &&
+	      strstr(mmagen_last_error(), "1 to 256"), "257 slices refused: %s", mmagen_last_error());
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_UNSUPPORTED &&
+	      strstr(mmagen_last_error(), "--split-k 4"), "auto on the mma.sync path is refused: %s",
+	      mmagen_last_error());
+
+	/* the kernel: three more parameters; one 16-byte store and load per
+	 * 4 accumulators (64 x N f32 per warpgroup over 128 threads: N/8) */
+	static const struct { mmagen_type a, out; unsigned bn, cluster; } k[] = {
+		{ MMAGEN_BF16, MMAGEN_BF16, 256, 1 }, { MMAGEN_E4M3, MMAGEN_F32, 128, 1 },
+		{ MMAGEN_S8, MMAGEN_S32, 256, 2 }, { MMAGEN_TF32, MMAGEN_F16, 64, 2 },
+	};
+	for (size_t c = 0; c < sizeof k / sizeof *k; c++) {
+		r = req(k[c].a, k[c].out, c % 2 ? MMAGEN_GEMM_SPLIT_AUTO : 3);
+		r.tile_n = k[c].bn;
+		r.cluster = k[c].cluster;
+		CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &t, NULL) == MMAGEN_OK, "%zu: %s", c,
+		      mmagen_last_error());
+		if (!t)
+			continue;
+		CHECK(strstr(t, ".param .u32 pd_tma,\n\t.param .u64 pworkspace,\n\t.param .u64 pcounters,\n"
+				"\t.param .u32 psplits)") != NULL, "%zu: the parameters", c);
+		CHECK(count(t, "st.global.cg.v4.b32") == k[c].bn / 8 &&
+		      count(t, "ld.global.cg.v4.b32") == k[c].bn / 8,
+		      "%zu: %u stores, %u loads of partial sums, want %u", c,
+		      count(t, "st.global.cg.v4.b32"), count(t, "ld.global.cg.v4.b32"), k[c].bn / 8);
+		CHECK(count(t, "atom.acq_rel.gpu.global.inc.u32") == 1 &&
+		      count(t, k[c].a == MMAGEN_S8 ? "add.s32" : "add.f32") >= k[c].bn / 2,
+		      "%zu: the arrival and the ordered sum", c);
+		mmagen_free(t);
+		t = NULL;
+	}
+	/* without split-K: none of it */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 1);
+	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &t, NULL) == MMAGEN_OK) {
+		CHECK(!strstr(t, "psplits") && !strstr(t, "atom.") && !strstr(t, "mmagen_split_range"),
+		      "split 1: the plain kernel");
+		mmagen_free(t);
+	}
+	/* the manifest says what the host must pass */
+	r = req(MMAGEN_BF16, MMAGEN_F32, MMAGEN_GEMM_SPLIT_AUTO);
+	t = NULL;
+	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &t, NULL) == MMAGEN_OK && t &&
+	      strstr(t, "\"name\": \"workspace\"") && strstr(t, "\"name\": \"counters\"") &&
+	      strstr(t, "\"name\": \"splits\"") && strstr(t, "\"split_k\": \"auto\"") &&
+	      strstr(t, "tiles * S * 131072 bytes") && strstr(t, "every launch leaves them zero"),
+	      "manifest: %s", t ? t : mmagen_last_error());
+	mmagen_free(t);
+}
+
+static unsigned split_for(mmagen_type a, unsigned cluster, unsigned split, unsigned m, unsigned n,
+			  unsigned k, unsigned sms)
+{
+	mmagen_gemm_request r = req(a, a == MMAGEN_E4M3 ? MMAGEN_BF16 : a, split);
+	mmagen_gemm_info i = { .size = sizeof i };
+	r.cluster = cluster;
+	if (a == MMAGEN_E4M3)
+		r.tile_n = 128;         /* the figures below assume N 128 (default 192) */
+	if (mmagen_gemm_info_of(&r, &i))
+		return 999;
+	return mmagen_gemm_split_for(&i, m, n, k, sms);
+}
+
+/* bf16: tile 128 x 256 x 64, 4 stages; e4m3: 128 x 128 x 128, 6 stages.
+ * The cost of S in K-block times (gemm_split.c): waves * (ceil(KB/S) + 2)
+ * + 2 * S * min(M, 128) / 128 for S > 1, waves = ceil(units * S / SMs),
+ * S <= KB / stages and <= 16, the cheapest S (the smaller on a tie). */
+static void test_split_for(void)
+{
+	const unsigned A = MMAGEN_GEMM_SPLIT_AUTO;
+	/* 16 tiles, 64 K blocks, 16 rows: S 8: 1 wave, 8 + 2 + 0.25 * 8 = 12
+	 * (S 4: 19; S 9: 2 waves) */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 8);
+	/* 128 rows: S 4: 16+2+8 = 26, 5: 13+2+10 = 25, 6: 11+2+12 = 25, 7: 26 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 5);
+	/* 224 K blocks: S 8: 28+2+16 = 46; 7: 32+2+14 = 48; 9: 2 waves */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
+	/* 56 tiles: S 2: 32+2+0.5; S 3: 2 waves, 48.75 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 2);
+	/* 512 tiles: S 1: 4 waves * 66 = 264; S 2: 8 * 34 + 4 = 276 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 4096, 4096, 4096, 132) == 1);
+	/* no SMs known; one K block */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 0) == 1);
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 64, 132) == 1);
+	/* one tile of one row: as many slices as allowed, 4096/64/4 = 16 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 4096, 132) == 16);
+	/* K 1000: 16 blocks / 4 stages = 4 at most */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 1000, 132) == 4);
+	/* e4m3: 32 tiles, 32 K blocks, at most 5: S 4: 8+2+1 = 11; S 5: 2 waves */
+	CHECK_EXPR(split_for(MMAGEN_E4M3, 1, A, 16, 4096, 4096, 132) == 4);
+	/* clusters: 16 pairs over 66 slots: S 4: 64 units, 16+2+1; S 5: 2 waves */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 2, A, 16, 4096, 4096, 132) == 4);
+	/* a fixed S kernel is still advised; the plain kernel: 1 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 3, 16, 4096, 4096, 132) == 8);
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 1, 16, 4096, 4096, 132) == 1);
+	CHECK_EXPR(mmagen_gemm_split_for(NULL, 16, 4096, 4096, 132) == 1);
+}
+
+static void test_buffers(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, 3);
+	mmagen_gemm_info i = { .size = sizeof i };
+	uint64_t ws = 1, ctr = 1;
+	r.cluster = 1;              /* (the default is 2) */
+
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK);
+	/* 333 x 258: 3 x 2 tiles of 128 x 256, 3 slices of 128 KiB */
+	CHECK(mmagen_gemm_split_buffers(&i, 333, 258, 3, &ws, &ctr) == MMAGEN_OK &&
+	      ws == 6ull * 3 * 131072 && ctr == 6 * 8, "buffers %llu %llu",
+	      (unsigned long long)ws, (unsigned long long)ctr);
+	CHECK(mmagen_gemm_split_buffers(&i, 333, 258, 0, &ws, &ctr) == MMAGEN_INVALID_ARGUMENT,
+	      "0 slices refused");
+	r.cluster = 2;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK);
+	/* tile rows in whole clusters: 4 x 2 */
+	CHECK(mmagen_gemm_split_buffers(&i, 333, 258, 5, &ws, &ctr) == MMAGEN_OK &&
+	      ws == 8ull * 5 * 131072 && ctr == 8 * 8, "cluster buffers %llu %llu",
+	      (unsigned long long)ws, (unsigned long long)ctr);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.cluster = 1;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK);
+	CHECK(mmagen_gemm_split_buffers(&i, 333, 258, 3, &ws, &ctr) == MMAGEN_OK && !ws && !ctr,
+	      "no split-K: no buffers");
+	CHECK_EXPR(mmagen_gemm_split_buffers(&i, 1, 1, 1, NULL, &ctr) == MMAGEN_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+	test_units();
+	test_request();
+	test_split_for();
+	test_buffers();
+	return check_summary();
+}
