@@ -222,6 +222,17 @@ static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
+/* gemm's --quant: a block-scaled format (mmagen_qformat) */
+static int set_qformat(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned q;
+	if (mmagen_qformat_parse(v, &q))
+		return cli_fail(CLI_USAGE, "bad %s %s; legal: mxfp8, mxfp6, mxfp4, nvfp4", opt->name,
+				cli_quote(v));
+	*AT(dst, opt, unsigned) = q;
+	return 0;
+}
+
 /* run gemm's --m, --n, --k: 1 .. 2^31-1 */
 static int set_dim(const struct cli_opt *opt, const char *v, void *dst)
 {
@@ -415,6 +426,9 @@ static const struct cli_opt options[] = {
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
 	FN("--split-k", "S", GEMM, "GEMM", set_count, gemm.split_k, NULL,
 	   "mma.sync path: split K over S CTAs, added into D with f32/s32 atomics (default 1)"),
+	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
+	   "sm_120a: block-scaled A and B, scales per K block as `quantize --format` writes them "
+	   "(--a/--b give the element types; default: kind::f8f6f4, no scales)"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,

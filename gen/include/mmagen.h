@@ -731,6 +731,9 @@ typedef struct mmagen_gemm_request {
 	unsigned path;        /* MMAGEN_GEMM_PATH_*: 0 picks by target */
 	unsigned split_k;     /* mma.sync path: K split over this many CTAs,
 			       * summed by f32/s32 atomics into D; 0: 1 */
+	unsigned quant;       /* sm_120a: MMAGEN_QF_* block-scaled A and B
+			       * (scales per K block, as `mmagen quantize`
+			       * writes them); 0: none */
 } mmagen_gemm_request;
 
 /* Which kernel: wgmma + TMA (sm_90a), or the warp-level mma.sync +
@@ -768,6 +771,16 @@ typedef struct mmagen_gemm_info {
 	 * it).  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
 	unsigned path, split_k;
 	unsigned elem_bits_a, elem_bits_b;
+	/* sm_120a (block-scaled mma.sync): parameters a, b, sa, sb, d, c
+	 * (u64), m, n, k, lda, ldb, ldsa, ldsb, ldd, ldc (u32), alpha, beta
+	 * (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x 1.  SA is M rows
+	 * and SB N rows of ldsa / ldsb bytes, one scale of type stype per
+	 * scale_block elements of K (stype MMAGEN_TYPE_NONE, scale_block 0:
+	 * kind::f8f6f4, sa and sb unused).  elem_bits_a/b: 8 for the byte
+	 * containers of kind::f8f6f4/mxf8f6f4 (e2m1 in bits 2..5), 4 for
+	 * packed e2m1 (mxf4, mxf4nvf4). */
+	mmagen_type stype;
+	unsigned scale_block;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */
