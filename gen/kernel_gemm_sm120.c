@@ -231,6 +231,10 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 	if (!req->stages && g->stages * stage > SMEM_LIMIT)
 		g->stages = SMEM_LIMIT / stage;
 	g->smem = g->stages * stage;
+	if (SMEM_LIMIT / stage < 2)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"a %ux%u tile takes %u bytes per stage here: two stages do not fit the %u bytes of shared memory a block can have on %s; use --tile 128x128",
+			g->bm, g->bn, stage, SMEM_LIMIT, target);
 	if (g->stages < 2 || g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages or a smaller --tile",

@@ -1,0 +1,593 @@
+/* test_gemm_sm120.c - the sm_120a GEMM's data movement, replayed on the
+ * CPU (there is no SM120 GPU here; the ptxas suite assembles the kernels).
+ *
+ * For each request (kind::f8f6f4 and every block-scaled kind, several
+ * shapes with partial tiles in M, N and K, several tiles): random A, B and
+ * scales are laid out as the manifest says (padding past K and past the
+ * scale rows poisoned), and the kernel's loads are replayed:
+ *   - cp.async: per thread, the row, byte and stage place of its copies
+ *     from the kernel's own .const tables (mmagen_tcp_src/_dst), src-size
+ *     as the template computes it; every stage byte written exactly once,
+ *     no read outside the buffers;
+ *   - ldmatrix.x4 with the PTX ISA's semantics (lane 8j+r addresses row r
+ *     of matrix j; lane l receives word l%4 of row l/4) from the per-lane
+ *     offsets of mmagen_tld; the scale registers from mmagen_tls;
+ *   - the instruction: fragments decoded with the PTX ISA's m16n8k32 /
+ *     m16n8k64 layouts and scale placement ({byte-id, thread-id} = {0, 0}),
+ *     written out below independently of the generator.
+ * D from the replay must equal the exact product of the inputs.  The
+ * immediates of the PTX's cp.async, ldmatrix and scale loads are checked
+ * against the stage layout as a set.  Then three deliberately wrong
+ * placements (two lanes' scale rows swapped, two lanes' ldmatrix rows
+ * swapped, two threads' copy places swapped) must each make D wrong.
+ * Not replayed: the PTX's own integer arithmetic between these (tile
+ * order, stage rotation, predicates) and the epilogue; see README.
+ */
+#include "mmagen.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define ROW 128u         /* stage row bytes */
+#define POISON 0xFF
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* ---- the kernel's tables ---- */
+struct tabs {
+	uint32_t cp_src[256], cp_dst[256], ld[256], ls[64];
+	int has_ls;
+};
+
+static int parse_table(const char *ptx, const char *name, uint32_t *out, unsigned n)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s[%u] = {", name, n);
+	const char *p = strstr(ptx, key);
+	if (!p)
+		return 0;
+	p += strlen(key);
+	for (unsigned i = 0; i < n; i++) {
+		char *end;
+		while (*p == ',' || *p == ' ' || *p == '\n' || *p == '\t')
+			p++;
+		out[i] = (uint32_t)strtoul(p, &end, 0);
+		if (end == p)
+			return 0;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\n')
+		p++;
+	return *p == '}';
+}
+
+/* Every immediate of `[%r..+IMM]` on lines that start with `op` (after
+ * an optional predicate), as a sorted set. */
+static unsigned immediates(const char *ptx, const char *op, unsigned *out, unsigned max)
+{
+	unsigned n = 0;
+	for (const char *p = ptx; (p = strstr(p, op)); p++) {
+		const char *plus = strchr(p, '+'), *nl = strchr(p, '\n');
+		if (!plus || (nl && plus > nl) || p[-1] == '/')
+			continue;
+		unsigned v = (unsigned)strtoul(plus + 1, NULL, 10), seen = 0;
+		for (unsigned i = 0; i < n; i++)
+			seen |= out[i] == v;
+		if (!seen && n < max)
+			out[n++] = v;
+	}
+	for (unsigned i = 0; i < n; i++)      /* sort */
+		for (unsigned j = i + 1; j < n; j++)
+			if (out[j] < out[i]) {
+				unsigned t = out[i];
+				out[i] = out[j];
+				out[j] = t;
+			}
+	return n;
+}
+
+static int same_set(unsigned *want, unsigned nw, const unsigned *got, unsigned ng)
+{
+	unsigned tmp[1024];
+	if (nw != ng)
+		return 0;
+	memcpy(tmp, want, nw * sizeof *tmp);
+	for (unsigned i = 0; i < nw; i++)
+		for (unsigned j = i + 1; j < nw; j++)
+			if (tmp[j] < tmp[i]) {
+				unsigned t = tmp[i];
+				tmp[i] = tmp[j];
+				tmp[j] = t;
+			}
+	return !memcmp(tmp, got, nw * sizeof *tmp);
+}
+
+/* ---- one problem ---- */
+struct prob {
+	mmagen_type a, b, st;
+	unsigned quant, m, n, k;
+	unsigned bm, bn, threads, stages, smem;
+	unsigned bits, sv, spb, block, mma_k;      /* sv 0: no scales */
+	unsigned lda, ldb, ldsa, ldsb;             /* bytes */
+	uint8_t *ma, *mb, *msa, *msb;              /* memory */
+	size_t na, nb, nsa, nsb;
+	double *va, *vb, *vsa, *vsb;               /* true values */
+	unsigned oob;                              /* reads outside a buffer */
+};
+
+static uint64_t rand_code(mmagen_type t)
+{
+	uint64_t p;
+	do
+		p = next() & ((1u << mmagen_type_bits(t)) - 1);
+	while (!isfinite(mmagen_type_decode(t, p)));
+	return p;
+}
+
+/* Element i's code into memory row `row` (bits: 8 = byte container, e2m1
+ * in bits 2..5; 4 = packed, element 2i in the low nibble). */
+static void put(uint8_t *mem, unsigned ld, unsigned row, unsigned col, unsigned bits,
+		mmagen_type t, uint64_t code)
+{
+	uint8_t *p = mem + (size_t)row * ld;
+	if (bits == 8) {
+		p[col] = (uint8_t)(t == MMAGEN_E2M1 ? code << 2 : code);
+		return;
+	}
+	uint8_t *q = p + col / 2;
+	if (col % 2)
+		*q = (uint8_t)((*q & 0x0F) | code << 4);
+	else
+		*q = (uint8_t)((*q & 0xF0) | code);
+}
+
+static int fill(struct prob *p, uint8_t **mem, size_t *nmem, double **val, unsigned rows,
+		unsigned ld, mmagen_type t)
+{
+	*nmem = (size_t)rows * ld;
+	*mem = malloc(*nmem ? *nmem : 1);
+	*val = malloc((size_t)rows * p->k * sizeof **val);
+	if (!*mem || !*val)
+		return 0;
+	memset(*mem, POISON, *nmem);
+	for (unsigned r = 0; r < rows; r++) {
+		uint8_t *row = *mem + (size_t)r * ld;
+		/* the bytes of K: zero first (the nibbles share bytes) */
+		memset(row, 0, p->bits == 8 ? p->k : (p->k + 1) / 2);
+		for (unsigned c = 0; c < p->k; c++) {
+			uint64_t code = rand_code(t);
+			put(*mem, ld, r, c, p->bits, t, code);
+			(*val)[(size_t)r * p->k + c] = mmagen_type_decode(t, code);
+		}
+	}
+	return 1;
+}
+
+static int fill_scales(struct prob *p, uint8_t **mem, size_t *nmem, double **val,
+		       unsigned rows, unsigned ld)
+{
+	unsigned nsc = (p->k + p->block - 1) / p->block;
+	*nmem = (size_t)rows * ld;
+	*mem = malloc(*nmem ? *nmem : 1);
+	*val = malloc((size_t)rows * nsc * sizeof **val);
+	if (!*mem || !*val)
+		return 0;
+	memset(*mem, POISON, *nmem);    /* 0xFF: NaN in ue8m0 and ue4m3 */
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned s = 0; s < nsc; s++) {
+			uint8_t code = (uint8_t)(p->st == MMAGEN_UE8M0 ? 123 + next() % 9
+								    : 0x18 + next() % 0x40);
+			(*mem)[(size_t)r * ld + s] = code;
+			(*val)[(size_t)r * nsc + s] = mmagen_type_decode(p->st, code);
+		}
+	return 1;
+}
+
+/* cp.async: `size` bytes at dst, src_size of them from mem[src..]. */
+static void cp_async(struct prob *p, uint8_t *stage, uint8_t *written, unsigned dst,
+		     const uint8_t *mem, size_t nmem, size_t src, unsigned size, unsigned src_size)
+{
+	for (unsigned i = 0; i < size; i++) {
+		uint8_t v = 0;
+		if (i < src_size) {
+			if (src + i >= nmem) {
+				p->oob++;
+				continue;
+			}
+			v = mem[src + i];
+		}
+		stage[dst + i] = v;
+		written[dst + i]++;
+	}
+}
+
+static unsigned clampu(long v, unsigned hi)
+{
+	return v < 0 ? 0 : v > (long)hi ? hi : (unsigned)v;
+}
+
+/* One K block of tile (m0, n0) into `stage`, as the copies do it. */
+static void load_stage(struct prob *p, const struct tabs *t, unsigned m0, unsigned n0,
+		       unsigned kb, uint8_t *stage, uint8_t *written, unsigned stage_bytes)
+{
+	unsigned t8 = p->threads / 8, kbytes = p->bits == 8 ? p->k : (p->k + 1) / 2;
+	unsigned nsc = p->sv ? (p->k + p->block - 1) / p->block : 0;
+	memset(stage, 0xA5, stage_bytes);
+	memset(written, 0, stage_bytes);
+	for (int op = 0; op < 2; op++) {
+		unsigned rows = op ? p->bn : p->bm, o0 = op ? n0 : m0, lim = op ? p->n : p->m;
+		unsigned ld = op ? p->ldb : p->lda, region = op ? p->bm * ROW : 0;
+		const uint8_t *mem = op ? p->mb : p->ma;
+		size_t nmem = op ? p->nb : p->na;
+		for (unsigned th = 0; th < p->threads; th++)
+			for (unsigned i = 0; i < rows / t8; i++) {
+				unsigned row = (t->cp_src[th] >> 16) + i * t8, byte = t->cp_src[th] & 255;
+				unsigned left = clampu((long)kbytes - (long)(kb * ROW + byte), 16);
+				unsigned sz = o0 + row < lim ? left : 0;
+				cp_async(p, stage, written, region + t->cp_dst[th] + i * t8 * ROW, mem, nmem,
+					 (size_t)(o0 + row) * ld + kb * ROW + byte, 16, sz);
+			}
+		if (!p->sv)
+			continue;
+		unsigned sregion = (p->bm + p->bn) * ROW + (op ? p->bm * p->spb : 0);
+		unsigned lds = op ? p->ldsb : p->ldsa;
+		const uint8_t *smem = op ? p->msb : p->msa;
+		size_t ns = op ? p->nsb : p->nsa;
+		for (unsigned th = 0; th < p->threads; th++)
+			for (unsigned i = 0; th + i * p->threads < rows; i++) {
+				unsigned row = th + i * p->threads;
+				unsigned left = clampu((long)nsc - (long)(kb * p->spb), p->spb);
+				unsigned sz = o0 + row < lim ? left : 0;
+				cp_async(p, stage, written, sregion + row * p->spb, smem, ns,
+					 (size_t)(o0 + row) * lds + kb * p->spb, p->spb, sz);
+			}
+	}
+}
+
+/* ldmatrix.x4 (b16): addr[l] is lane l's row address; reg[l][j]. */
+static void ldmatrix_x4(const uint8_t *stage, const unsigned addr[32], uint32_t reg[32][4])
+{
+	for (unsigned l = 0; l < 32; l++)
+		for (unsigned j = 0; j < 4; j++) {
+			const uint8_t *row = stage + addr[8 * j + l / 4] + 4 * (l % 4);
+			reg[l][j] = (uint32_t)row[0] | (uint32_t)row[1] << 8 |
+				    (uint32_t)row[2] << 16 | (uint32_t)row[3] << 24;
+		}
+}
+
+/* Element e of a fragment register, decoded; container bits outside the
+ * element must be clear (else NaN: the test fails). */
+static double decode(mmagen_type t, unsigned code)
+{
+	static double lut[MMAGEN_TYPE_COUNT][256];
+	static unsigned char done[MMAGEN_TYPE_COUNT];
+	if (!done[t]) {
+		for (unsigned c = 0; c < 256; c++)
+			lut[t][c] = c >> mmagen_type_bits(t) ? NAN : mmagen_type_decode(t, c);
+		done[t] = 1;
+	}
+	return lut[t][code];
+}
+
+static double elem(const struct prob *p, mmagen_type t, uint32_t reg, unsigned e)
+{
+	if (p->bits == 4)
+		return decode(t, reg >> (4 * e) & 0xF);
+	unsigned v = reg >> (8 * e) & 0xFF;
+	if (t == MMAGEN_E2M1)    /* bits 2..5 of the byte, the rest clear */
+		return v & 0xC3 ? NAN : decode(t, v >> 2);
+	return decode(t, v);      /* NaN when bits above the element are set */
+}
+
+/* The PTX ISA's fragments of m16n8k32 (8-bit) and m16n8k64 (4-bit), E =
+ * 32 / w elements per register, g = lane / 4, q = lane % 4:
+ *   A reg r elem e: row g + 8 (r % 2), k q E + e + 4E (r / 2)
+ *   B reg r elem e: k q E + e + 4E r, col g
+ * Scales (thread-id 0, byte-id 0): SF_A[m][s] byte s of lane
+ * 4 (m % 8) + m / 8; SF_B[s][n] byte s of lane 4 n. */
+static void mma(const struct prob *p, uint32_t ra[32][4], uint32_t rb[32][2],
+		const uint32_t sa[32], const uint32_t sb[32], double acc[16][8])
+{
+	unsigned E = 32 / p->bits;
+	double a[16][64], b[64][8];
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned g = l / 4, q = l % 4;
+		for (unsigned r = 0; r < 4; r++)
+			for (unsigned e = 0; e < E; e++)
+				a[g + 8 * (r % 2)][q * E + e + 4 * E * (r / 2)] = elem(p, p->a, ra[l][r], e);
+		for (unsigned r = 0; r < 2; r++)
+			for (unsigned e = 0; e < E; e++)
+				b[q * E + e + 4 * E * r][g] = elem(p, p->b, rb[l][r], e);
+	}
+	unsigned sv = p->sv ? p->sv : 1, per = p->mma_k / sv;
+	for (unsigned m = 0; m < 16; m++)
+		for (unsigned n = 0; n < 8; n++)
+			for (unsigned s = 0; s < sv; s++) {
+				double part = 0, f = 1;
+				for (unsigned k = s * per; k < (s + 1) * per; k++)
+					part += a[m][k] * b[k][n];
+				if (p->sv)
+					f = decode(p->st, sa[4 * (m % 8) + m / 8] >> (8 * s) & 0xFF) *
+					    decode(p->st, sb[4 * n] >> (8 * s) & 0xFF);
+				acc[m][n] += part * f;
+			}
+}
+
+/* D by replaying every tile; the number of wrong elements. */
+static unsigned replay(struct prob *p, const struct tabs *t, double *dr)
+{
+	unsigned stage_bytes = (p->bm + p->bn) * (ROW + p->spb);
+	unsigned kbytes = p->bits == 8 ? p->k : (p->k + 1) / 2, kblocks = (kbytes + ROW - 1) / ROW;
+	unsigned warps_m = p->bm / 64, bad = 0;
+	uint8_t *stage = malloc(stage_bytes), *written = malloc(stage_bytes);
+	double (*acc)[8] = malloc(sizeof(double[16][8]));
+
+	for (size_t i = 0; i < (size_t)p->m * p->n; i++)
+		dr[i] = 0;
+	for (unsigned m0 = 0; m0 < p->m; m0 += p->bm)
+		for (unsigned n0 = 0; n0 < p->n; n0 += p->bn)
+			for (unsigned kb = 0; kb < kblocks; kb++) {
+				load_stage(p, t, m0, n0, kb, stage, written, stage_bytes);
+				for (unsigned i = 0; i < stage_bytes; i++)
+					bad += written[i] != 1;
+				for (unsigned w = 0; w < p->threads / 32; w++)
+					for (unsigned s = 0; s < 4; s++) {
+						unsigned wm = w % warps_m, wn = w / warps_m, addr[32];
+						uint32_t fa[4][32][4], fb[4][32][4], sa[4][32], sb[8][32];
+						for (unsigned i = 0; i < 4; i++) {
+							for (unsigned l = 0; l < 32; l++)
+								addr[l] = t->ld[l * 8 + s] + wm * 64 * ROW + i * 2048;
+							ldmatrix_x4(stage, addr, fa[i]);
+							for (unsigned l = 0; l < 32; l++)
+								addr[l] = p->bm * ROW + t->ld[l * 8 + 4 + s] +
+									  wn * 64 * ROW + i * 2048;
+							ldmatrix_x4(stage, addr, fb[i]);
+						}
+						unsigned sra = (p->bm + p->bn) * ROW, srb = sra + p->bm * p->spb;
+						for (unsigned l = 0; l < 32 && p->sv; l++) {
+							for (unsigned i = 0; i < 4; i++) {
+								unsigned o = sra + t->ls[2 * l] + wm * 64 * p->spb +
+									     i * 16 * p->spb + s * p->sv;
+								sa[i][l] = 0;
+								for (unsigned x = 0; x < p->sv; x++)
+									sa[i][l] |= (uint32_t)stage[o + x] << (8 * x);
+							}
+							for (unsigned j = 0; j < 8; j++) {
+								unsigned o = srb + t->ls[2 * l + 1] + wn * 64 * p->spb +
+									     j * 8 * p->spb + s * p->sv;
+								sb[j][l] = 0;
+								for (unsigned x = 0; x < p->sv; x++)
+									sb[j][l] |= (uint32_t)stage[o + x] << (8 * x);
+							}
+						}
+						for (unsigned i = 0; i < 4; i++)
+							for (unsigned j = 0; j < 8; j++) {
+								uint32_t rb[32][2];
+								for (unsigned l = 0; l < 32; l++) {
+									rb[l][0] = fb[j / 2][l][2 * (j % 2)];
+									rb[l][1] = fb[j / 2][l][2 * (j % 2) + 1];
+								}
+								memset(acc, 0, sizeof(double[16][8]));
+								mma(p, fa[i], rb, sa[i], sb[j], acc);
+								for (unsigned m = 0; m < 16; m++)
+									for (unsigned n = 0; n < 8; n++) {
+										unsigned r = m0 + wm * 64 + 16 * i + m;
+										unsigned c = n0 + wn * 64 + 8 * j + n;
+										if (r < p->m && c < p->n)
+											dr[(size_t)r * p->n + c] += acc[m][n];
+										else if (acc[m][n] != 0)
+											bad++;   /* outside: zero filled */
+									}
+							}
+					}
+			}
+	/* the exact product of the inputs */
+	unsigned nsc = p->sv ? (p->k + p->block - 1) / p->block : 0;
+	for (unsigned i = 0; i < p->m; i++)
+		for (unsigned j = 0; j < p->n; j++) {
+			double sum = 0, mag = 0;
+			for (unsigned k = 0; k < p->k; k++) {
+				double x = p->va[(size_t)i * p->k + k] * p->vb[(size_t)j * p->k + k];
+				if (p->sv)
+					x *= p->vsa[(size_t)i * nsc + k / p->block] *
+					     p->vsb[(size_t)j * nsc + k / p->block];
+				sum += x;
+				mag += fabs(x);
+			}
+			double got = dr[(size_t)i * p->n + j];
+			if (!(fabs(got - sum) <= 1e-12 * mag))
+				bad++;
+		}
+	free(stage);
+	free(written);
+	free(acc);
+	return bad + p->oob;
+}
+
+static void free_prob(struct prob *p)
+{
+	free(p->ma); free(p->mb); free(p->msa); free(p->msb);
+	free(p->va); free(p->vb); free(p->vsa); free(p->vsb);
+}
+
+/* The PTX's immediates against the stage layout. */
+static void check_immediates(const char *what, const struct prob *p, const char *ptx)
+{
+	unsigned want[1024], got[1024], nw = 0, ng, t8 = p->threads / 8;
+	unsigned sra = (p->bm + p->bn) * ROW, srb = sra + p->bm * p->spb;
+
+	for (unsigned i = 0; i < 4; i++) {
+		want[nw++] = i * 2048;
+		want[nw++] = p->bm * ROW + i * 2048;
+	}
+	ng = immediates(ptx, "ldmatrix.sync", got, 1024);
+	check(same_set(want, nw, got, ng), "%s: ldmatrix offsets", what);
+	nw = 0;
+	for (unsigned i = 0; i < p->bm / t8; i++)
+		want[nw++] = i * t8 * ROW;
+	for (unsigned i = 0; i < p->bn / t8; i++)
+		want[nw++] = p->bm * ROW + i * t8 * ROW;
+	for (unsigned i = 0; p->sv && i * p->threads < p->bm; i++)
+		want[nw++] = sra + i * p->threads * p->spb;
+	for (unsigned i = 0; p->sv && i * p->threads < p->bn; i++)
+		want[nw++] = srb + i * p->threads * p->spb;
+	ng = immediates(ptx, "cp.async.c", got, 1024);
+	check(same_set(want, nw, got, ng), "%s: cp.async offsets (%u of %u)", what, ng, nw);
+	nw = 0;
+	for (unsigned s = 0; p->sv && s < 4; s++) {
+		for (unsigned i = 0; i < 4; i++)
+			want[nw++] = sra + i * 16 * p->spb + s * p->sv;
+		for (unsigned j = 0; j < 8; j++)
+			want[nw++] = srb + j * 8 * p->spb + s * p->sv;
+	}
+	ng = immediates(ptx, "ld.shared.u", got, 1024);
+	check(same_set(want, nw, got, ng), "%s: scale load offsets (%u of %u)", what, ng, nw);
+}
+
+static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsigned tn,
+		unsigned m, unsigned n, unsigned k, const char *kind)
+{
+	mmagen_gemm_request r;
+	mmagen_gemm_info info = { .size = sizeof info };
+	struct prob p = { .a = a, .b = b, .quant = quant, .m = m, .n = n, .k = k };
+	struct tabs t;
+	char what[200], *ptx = NULL;
+
+	snprintf(what, sizeof what, "%s x %s quant %s tile %ux%u, %u x %u x %u", mmagen_type_name(a),
+		 mmagen_type_name(b), mmagen_qformat_name(quant), tm, tn, m, n, k);
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_120a", &r.target);
+	r.a = a;
+	r.b = b;
+	r.out = MMAGEN_F32;
+	r.quant = quant;
+	r.tile_m = tm;
+	r.tile_n = tn;
+	if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+		check(0, "%s: %s", what, mmagen_last_error());
+		return;
+	}
+	check(strstr(ptx, kind) != NULL, "%s: instruction is %s", what, kind);
+	p.bm = info.tile_m;
+	p.bn = info.tile_n;
+	p.threads = info.block[0];
+	p.bits = info.elem_bits_a;
+	p.st = info.stype;
+	p.block = info.scale_block;
+	p.mma_k = 32 * 8 / p.bits;
+	p.sv = p.block ? p.mma_k / p.block : 0;
+	p.spb = 4 * p.sv;
+	check(p.threads == p.bm * p.bn / 4096 * 32, "%s: %u threads", what, p.threads);
+	check(info.tile_k == ROW * 8 / p.bits, "%s: tile K %u", what, info.tile_k);
+	check(info.smem == info.stages * (p.bm + p.bn) * (ROW + p.spb), "%s: shared memory %u",
+	      what, info.smem);
+	memset(&t, 0, sizeof t);
+	int ok = parse_table(ptx, "mmagen_tcp_src", t.cp_src, p.threads) &&
+		 parse_table(ptx, "mmagen_tcp_dst", t.cp_dst, p.threads) &&
+		 parse_table(ptx, "mmagen_tld", t.ld, 256) &&
+		 (!p.sv || parse_table(ptx, "mmagen_tls", t.ls, 64));
+	check(ok, "%s: the kernel's tables", what);
+	check_immediates(what, &p, ptx);
+	mmagen_free(ptx);
+	if (!ok)
+		return;
+	/* lda: K's bytes rounded to 16, plus 16 poisoned; ldsa: a multiple of spb */
+	unsigned kbytes = p.bits == 8 ? k : (k + 1) / 2, nsc = p.sv ? (k + p.block - 1) / p.block : 0;
+	p.lda = (kbytes + 15) / 16 * 16 + 16;
+	p.ldb = (kbytes + 15) / 16 * 16;
+	p.ldsa = p.sv ? (nsc + p.spb - 1) / p.spb * p.spb + p.spb : 0;
+	p.ldsb = p.sv ? (nsc + p.spb - 1) / p.spb * p.spb : 0;
+	double *dr = malloc((size_t)m * n * sizeof *dr);
+	if (!dr || !fill(&p, &p.ma, &p.na, &p.va, m, p.lda, a) ||
+	    !fill(&p, &p.mb, &p.nb, &p.vb, n, p.ldb, b) ||
+	    (p.sv && (!fill_scales(&p, &p.msa, &p.nsa, &p.vsa, m, p.ldsa) ||
+		      !fill_scales(&p, &p.msb, &p.nsb, &p.vsb, n, p.ldsb)))) {
+		check(0, "%s: out of memory", what);
+		goto out;
+	}
+	unsigned bad = replay(&p, &t, dr);
+	check(!bad, "%s: replayed D wrong in %u places (%u reads outside the buffers)", what, bad,
+	      p.oob);
+	/* deliberately wrong placements must be caught (on the small shapes) */
+	if ((size_t)m * n * k > 4000000)
+		goto out;
+	struct tabs w = t;
+	uint32_t x;
+	if (p.sv) {
+		x = w.ls[0], w.ls[0] = w.ls[2], w.ls[2] = x;   /* lanes 0, 1: rows g, g + 8 */
+		p.oob = 0;
+		check(replay(&p, &w, dr) != 0, "%s: A's scale rows of lanes 0 and 1 swapped: not caught",
+		      what);
+		w = t;
+	}
+	x = w.ld[0], w.ld[0] = w.ld[8 * 8], w.ld[8 * 8] = x;     /* lanes 0, 8: rows 0, 8 */
+	p.oob = 0;
+	check(replay(&p, &w, dr) != 0, "%s: ldmatrix rows of lanes 0 and 8 swapped: not caught", what);
+	w = t;
+	x = w.cp_dst[0], w.cp_dst[0] = w.cp_dst[1], w.cp_dst[1] = x;   /* two chunks of row 0 */
+	p.oob = 0;
+	check(replay(&p, &w, dr) != 0, "%s: copy places of threads 0 and 1 swapped: not caught", what);
+out:
+	free(dr);
+	free_prob(&p);
+}
+
+int main(void)
+{
+	static const struct {
+		mmagen_type a, b;
+		unsigned quant;
+		const char *kind;
+	} cfg[] = {
+		{ MMAGEN_E4M3, MMAGEN_E5M2, 0, "kind::f8f6f4" },
+		{ MMAGEN_E2M1, MMAGEN_E3M2, 0, "kind::f8f6f4" },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_QF_MXFP8, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E3M2, MMAGEN_E2M3, MMAGEN_QF_MXFP6, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E2M1, MMAGEN_E5M2, MMAGEN_QF_MXFP4, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_MXFP4, "kind::mxf4.block_scale.scale_vec::2X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, "kind::mxf4nvf4.block_scale.scale_vec::4X" },
+	};
+	/* M, N, K: whole tiles, partial tiles everywhere, K inside one block */
+	static const unsigned shapes[][3] = { { 128, 128, 512 }, { 100, 70, 300 },
+					      { 140, 130, 610 }, { 3, 5, 2 } };
+	static const unsigned tiles[][2] = { { 64, 128 }, { 128, 64 }, { 256, 128 }, { 128, 256 } };
+
+	for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+			one(cfg[c].a, cfg[c].b, cfg[c].quant, 0, 0, shapes[s][0], shapes[s][1],
+			    shapes[s][2], cfg[c].kind);
+	/* other tiles: other thread counts, copy counts and warp grids */
+	for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+		one(MMAGEN_E4M3, MMAGEN_E2M3, MMAGEN_QF_MXFP8, tiles[t][0], tiles[t][1], 270, 90, 200,
+		    "kind::mxf8f6f4");
+		if (tiles[t][0] * tiles[t][1] < 128 * 128)
+			one(MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, tiles[t][0], tiles[t][1], 150, 260,
+			    400, "kind::mxf4nvf4");
+	}
+	/* 16 scale bytes per row and stage: 384 rows do not fit twice */
+	mmagen_gemm_request r;
+	mmagen_gemm_info info = { .size = sizeof info };
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_120a", &r.target);
+	r.a = r.b = MMAGEN_E2M1;
+	r.out = MMAGEN_BF16;
+	r.quant = MMAGEN_QF_NVFP4;
+	r.tile_m = 256;
+	check(mmagen_gemm_info_of(&r, &info) == MMAGEN_INVALID_ARGUMENT &&
+	      strstr(mmagen_last_error(), "use --tile 128x128"), "nvfp4 256x128: refused with the rule");
+	printf("gemm sm120 replay: %lu passed, %lu failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
