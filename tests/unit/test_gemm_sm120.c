@@ -17,11 +17,15 @@
  *     written out below independently of the generator.
  * D from the replay must equal the exact product of the inputs.  The
  * immediates of the PTX's cp.async, ldmatrix and scale loads are checked
- * against the stage layout as a set.  Then three deliberately wrong
- * placements (two lanes' scale rows swapped, two lanes' ldmatrix rows
- * swapped, two threads' copy places swapped) must each make D wrong.
- * Not replayed: the PTX's own integer arithmetic between these (tile
- * order, stage rotation, predicates) and the epilogue; see README.
+ * against the stage layout as a set, and the main loop's registers are
+ * followed through the PTX text (check_flow): each mma.sync takes the
+ * fragments and scales of one step and tile, in step order.  Then
+ * deliberately wrong placements (two lanes' scale rows swapped, two
+ * lanes' ldmatrix rows swapped, two threads' copy places swapped, a B
+ * fragment loaded from A's rows) must each be caught.
+ * Not replayed: the PTX's own integer arithmetic around these (tile
+ * order, global addresses, src-size and predicates, stage rotation) and
+ * the epilogue: the replay follows the template's description of them.
  */
 #include "mmagen.h"
 
@@ -457,6 +461,197 @@ static void check_immediates(const char *what, const struct prob *p, const char 
 	check(same_set(want, nw, got, ng), "%s: scale load offsets (%u of %u)", what, ng, nw);
 }
 
+/* ---- the main loop's data flow ----
+ * The replay above takes the order of the steps from the template's
+ * description; this follows the registers through the PTX itself: every
+ * mma.sync of the main loop (two turns, the first fed by the prologue's
+ * loads) must take A, B and both scales of one step, A's m16 tile i with
+ * A's scales of tile i, B's n8 tile j with B's scales of tile j, the steps
+ * in order, each (i, j) once per step, always on the same accumulators.
+ * A fragment's step and operand are traced from ldmatrix's address
+ * register back to its ld.const from mmagen_tld ([table + 4 (4 op + s)]). */
+enum { T_NONE, T_CONST, T_LDM, T_SCL };
+struct tag {
+	uint8_t kind, k;        /* k: the register's place in an ldmatrix.x4 */
+	unsigned cimm, imm;     /* the ld.const immediate; the load's immediate */
+};
+
+static int reg_no(const char **pp, const char *cls)
+{
+	const char *p = *pp;
+	while (*p == ' ' || *p == '{' || *p == ',' || *p == '[')
+		p++;
+	size_t n = strlen(cls);
+	if (strncmp(p, cls, n) || p[n] < '0' || p[n] > '9')
+		return -1;
+	char *end;
+	long v = strtol(p + n, &end, 10);
+	*pp = end;
+	return v < 4096 ? (int)v : -1;
+}
+
+/* The registers of the next `{...}` (or a single register) into out. */
+static unsigned regs_of(const char **pp, const char *cls, int *out, unsigned max)
+{
+	unsigned n = 0;
+	const char *p = *pp;
+	while (*p == ' ' || *p == ',')
+		p++;
+	int vec = *p == '{';
+	do {
+		int r = reg_no(&p, cls);
+		if (r < 0)
+			break;
+		if (n < max)
+			out[n++] = r;
+	} while (vec && *p == ',');
+	if (vec && (p = strchr(p, '}')))
+		p++;
+	*pp = p;
+	return n;
+}
+
+struct flow {
+	const struct prob *p;
+	struct tag t[4096];
+	int dreg[4][8];         /* the first D register of (i, j) */
+	unsigned step, count, bad;
+	int checking;
+};
+
+static void flow_mma(struct flow *f, const char *args)
+{
+	const struct prob *p = f->p;
+	int d[4], a[4], b[2], c[4], sa = -1, sb = -1;
+	const char *q = args;
+	unsigned sra = (p->bm + p->bn) * ROW, srb = sra + p->bm * p->spb;
+
+	if (regs_of(&q, "%f", d, 4) != 4 || regs_of(&q, "%r", a, 4) != 4 ||
+	    regs_of(&q, "%r", b, 2) != 2 || regs_of(&q, "%f", c, 4) != 4) {
+		f->bad++;
+		return;
+	}
+	if (p->sv) {
+		sa = reg_no(&q, "%r");
+		q = strchr(q, '}');
+		sb = q ? (q++, reg_no(&q, "%r")) : -1;
+		if (sa < 0 || sb < 0) {
+			f->bad++;
+			return;
+		}
+	}
+	if (!f->checking)
+		return;
+	const struct tag *ta = &f->t[a[0]], *tb = &f->t[b[0]];
+	unsigned s = f->step, ok = ta->kind == T_LDM && tb->kind == T_LDM;
+	for (unsigned x = 0; x < 4 && ok; x++)
+		ok = f->t[a[x]].kind == T_LDM && f->t[a[x]].k == x && f->t[a[x]].cimm == ta->cimm &&
+		     f->t[a[x]].imm == ta->imm;
+	ok = ok && f->t[b[1]].kind == T_LDM && f->t[b[1]].k == tb->k + 1 && tb->k % 2 == 0 &&
+	     f->t[b[1]].imm == tb->imm && f->t[b[1]].cimm == tb->cimm;
+	/* tld holds A's steps at 0..3, B's at 4..7 */
+	ok = ok && ta->cimm / 4 == s && tb->cimm / 4 == 4 + s && tb->imm >= p->bm * ROW;
+	unsigned i = ta->imm / 2048, j = ok ? (tb->imm - p->bm * ROW) / 2048 * 2 + tb->k / 2 : 0;
+	ok = ok && ta->imm % 2048 == 0 && i < 4 && j < 8;
+	if (ok && p->sv) {
+		const struct tag *x = &f->t[sa], *y = &f->t[sb];
+		ok = x->kind == T_SCL && y->kind == T_SCL && x->imm >= sra && y->imm >= srb &&
+		     x->imm < srb && (x->imm - sra) == 16 * p->spb * i + p->sv * s &&
+		     (y->imm - srb) == 8 * p->spb * j + p->sv * s;
+	}
+	if (ok && f->dreg[i][j] < 0)
+		f->dreg[i][j] = d[0];
+	ok = ok && f->dreg[i][j] == d[0] && c[0] == d[0];
+	for (unsigned x = 1; x < 4; x++)
+		ok = ok && d[x] == d[0] + (int)x;
+	f->bad += !ok;
+	if (++f->count == 32) {
+		f->count = 0;
+		f->step = (f->step + 1) % 4;
+	}
+}
+
+static void flow_line(struct flow *f, const char *line)
+{
+	const char *p = line;
+	int dst[4], src[2];
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '@')                    /* predicated: never a tagged register */
+		return;
+	if (!strncmp(p, "mma.sync", 8)) {
+		flow_mma(f, strchr(p, ' '));
+		return;
+	}
+	const char *args = strchr(p, ' ');
+	if (!args || *p == '/' || *p == '.')
+		return;
+	const char *q = args;
+	unsigned n = regs_of(&q, "%r", dst, 4);
+	if (!n)
+		return;
+	const char *plus = strchr(q, '+');
+	unsigned imm = plus ? (unsigned)strtoul(plus + 1, NULL, 10) : 0;
+	if (!strncmp(p, "ld.const.u32", 12)) {
+		f->t[dst[0]] = (struct tag){ T_CONST, 0, imm, 0 };
+	} else if (!strncmp(p, "add.u32", 7) && (src[0] = reg_no(&q, "%r")) >= 0 &&
+		   (src[1] = reg_no(&q, "%r")) >= 0) {
+		struct tag t = f->t[src[0]].kind == T_CONST ? f->t[src[0]] : f->t[src[1]];
+		f->t[dst[0]] = t.kind == T_CONST ? t : (struct tag){ 0 };
+	} else if (!strncmp(p, "ldmatrix", 8)) {
+		int base = reg_no(&q, "%r");
+		struct tag bt = base >= 0 ? f->t[base] : (struct tag){ 0 };
+		for (unsigned x = 0; x < n; x++)
+			f->t[dst[x]] = bt.kind == T_CONST ? (struct tag){ T_LDM, (uint8_t)x, bt.cimm, imm }
+							  : (struct tag){ 0 };
+	} else if (!strncmp(p, "ld.shared.u", 11)) {
+		f->t[dst[0]] = (struct tag){ T_SCL, 0, 0, imm };
+	} else {
+		for (unsigned x = 0; x < n; x++)
+			f->t[dst[x]] = (struct tag){ 0 };
+	}
+}
+
+static void flow_text(struct flow *f, const char *from, const char *to)
+{
+	char line[512];
+	while (from < to) {
+		const char *nl = memchr(from, '\n', (size_t)(to - from));
+		size_t len = nl ? (size_t)(nl - from) : (size_t)(to - from);
+		if (len >= sizeof line)
+			len = sizeof line - 1;
+		memcpy(line, from, len);
+		line[len] = 0;
+		flow_line(f, line);
+		from += len + 1;
+	}
+}
+
+static unsigned check_flow(const struct prob *p, const char *ptx)
+{
+	struct flow *f = calloc(1, sizeof *f);
+	const char *entry = strstr(ptx, ".entry"), *loop = strstr(ptx, "$mainloop:");
+	const char *done = strstr(ptx, "$mainloop_done:");
+	unsigned bad;
+
+	if (!f || !entry || !loop || !done || done < loop)
+		return free(f), 1;
+	f->p = p;
+	memset(f->dreg, 0xFF, sizeof f->dreg);
+	flow_text(f, entry, loop);
+	f->checking = 1;
+	for (int turn = 0; turn < 2; turn++)
+		flow_text(f, loop, done);
+	bad = f->bad + (f->step != 0 || f->count != 0);
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 8; j++)
+			for (unsigned x = 0; x < 32; x++)
+				bad += f->dreg[i][j] < 0 || (x != i * 8 + j &&
+					f->dreg[i][j] == f->dreg[x / 8][x % 8]);
+	free(f);
+	return bad;
+}
+
 static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsigned tn,
 		unsigned m, unsigned n, unsigned k, const char *kind)
 {
@@ -501,6 +696,25 @@ static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsig
 		 (!p.sv || parse_table(ptx, "mmagen_tls", t.ls, 64));
 	check(ok, "%s: the kernel's tables", what);
 	check_immediates(what, &p, ptx);
+	unsigned fbad = check_flow(&p, ptx);
+	check(!fbad, "%s: main loop data flow: %u wrong mma operands", what, fbad);
+	if (m == 3 && !p.sv) {   /* a deliberately wrong order must be caught */
+		char *swap = strstr(ptx, "$mainloop:"), *a1, *a2;
+		if (swap && (a1 = strstr(swap, "ldmatrix")) && (a2 = strstr(a1 + 1, "ldmatrix")) &&
+		    (a2 = strstr(a2 + 1, "ldmatrix")) && (a2 = strstr(a2 + 1, "ldmatrix")) &&
+		    (a2 = strstr(a2 + 1, "ldmatrix"))) {
+			/* the first B ldmatrix of step 1 takes A's address register */
+			char *ra = strchr(a1, '['), *rb = strchr(a2, '[');
+			char keep[16];
+			size_t la = strcspn(ra, "+"), lb = strcspn(rb, "+");
+			if (la == lb && la < sizeof keep) {
+				memcpy(keep, rb, lb);
+				memcpy(rb, ra, la);
+				check(check_flow(&p, ptx) != 0, "%s: B fragment from A's rows: not caught", what);
+				memcpy(rb, keep, lb);
+			}
+		}
+	}
 	mmagen_free(ptx);
 	if (!ok)
 		return;
