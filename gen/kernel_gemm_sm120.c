@@ -252,9 +252,9 @@ struct k120 {
 	/* copies: per operand (A, B) */
 	kreg gbase[2], gnext[2], ldb[2], rowb[2], ch, cpdst, kbytes;
 	kreg sbase[2], snext[2], srowg[2], ldsb[2], nsc, srow;
-	/* fragments: per operand and step, the lane's offset in the stage
-	 * (the warp's rows included); lad: plus the read stage */
-	kreg loff[2][STEPS], lad[2][STEPS], lsoff[2], lsad[2];
+	/* fragments: per operand and step, the lane's ldmatrix address in
+	 * the read stage (the warp's rows included); the same for scales */
+	kreg lad[2][STEPS], lsad[2];
 	kreg fa[2], fb[2], sa, sb;
 	kreg acc;
 	struct instr in;
@@ -338,10 +338,10 @@ static void emit_frag_setup(struct k120 *c)
 		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n", w, op ? c->wn : c->wm,
 		   WARP_TILE * GEMM120_ROW_BYTES);
 		for (unsigned s = 0; s < STEPS; s++) {
-			c->loff[op][s] = kb_reg(kb, K_B32);
 			c->lad[op][s] = kb_reg(kb, K_B32);
-			ke(kb, "\tld.const.u32 $r, [$r+$u];\n\tadd.u32 $r, $r, $r;\n", c->loff[op][s],
-			   tab, 4 * (op * 4 + s), c->loff[op][s], c->loff[op][s], w);
+			ke(kb, "\tld.const.u32 $r, [$r+$u];\n\tadd.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
+			   c->lad[op][s], tab, 4 * (op * 4 + s), c->lad[op][s], c->lad[op][s], w,
+			   c->lad[op][s], c->lad[op][s], c->smem);
 		}
 	}
 	if (!g->spb)
@@ -349,11 +349,11 @@ static void emit_frag_setup(struct k120 *c)
 	ke(kb, "\tmul.wide.u32 $r, $r, 8;\n\tmov.u64 $r, mmagen_tls;\n\tadd.u64 $r, $r, $r;\n",
 	   x, c->lane, tab, tab, tab, x);
 	for (int op = 0; op < 2; op++) {
-		c->lsoff[op] = kb_reg(kb, K_B32);
 		c->lsad[op] = kb_reg(kb, K_B32);
-		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tld.const.u32 $r, [$r+$u];\n\tadd.u32 $r, $r, $r;\n",
-		   w, op ? c->wn : c->wm, WARP_TILE * g->spb, c->lsoff[op], tab, 4 * op,
-		   c->lsoff[op], c->lsoff[op], w);
+		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tld.const.u32 $r, [$r+$u];\n\tadd.u32 $r, $r, $r;\n"
+		       "\tadd.u32 $r, $r, $r;\n",
+		   w, op ? c->wn : c->wm, WARP_TILE * g->spb, c->lsad[op], tab, 4 * op,
+		   c->lsad[op], c->lsad[op], w, c->lsad[op], c->lsad[op], c->smem);
 	}
 }
 
@@ -430,17 +430,19 @@ static void emit_load(struct k120 *c)
 	}
 }
 
-/* lad = loff + the read stage's base (and the scale offsets likewise). */
-static void emit_read_stage(struct k120 *c)
+/* The read stage moved on (rstage is the new one): the lanes' addresses
+ * follow, one stage on or back to stage 0. */
+static void emit_read_stage(struct k120 *c, kreg p)
 {
 	struct kb *kb = c->kb;
-	kreg base = kb_reg(kb, K_B32);
-	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", base, c->rstage, c->stage, c->smem);
+	kreg delta = kb_reg(kb, K_B32);
+	ke(kb, "\tsetp.eq.u32 $r, $r, 0;\n\tselp.b32 $r, $d, $u, $r;\n", p, c->rstage, delta,
+	   -(int)((c->g->stages - 1) * c->stage), c->stage, p);
 	for (int op = 0; op < 2; op++) {
 		for (unsigned s = 0; s < STEPS; s++)
-			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lad[op][s], c->loff[op][s], base);
+			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lad[op][s], c->lad[op][s], delta);
 		if (c->g->spb)
-			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lsad[op], c->lsoff[op], base);
+			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lsad[op], c->lsad[op], delta);
 	}
 }
 
@@ -519,7 +521,7 @@ static void emit_body(struct k120 *c)
 			       "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n",
 			   c->rstage, c->rstage, p, c->rstage, g->stages, p, c->rstage,
 			   c->wstage, c->wstage, p, c->wstage, g->stages, p, c->wstage);
-			emit_read_stage(c);
+			emit_read_stage(c, p);
 			emit_frags(c, 0, 0);
 		}
 		if (!s) {
@@ -706,7 +708,6 @@ mmagen_status gemm_emit_sm120(const struct gemm_plan *g, struct buf *out)
 	kb_at(&kb, "load_prologue");
 	emit_load(&c);
 	kb_at(&kb, "first_frags");
-	emit_read_stage(&c);
 	emit_frags(&c, 0, 0);
 	emit_scales(&c, 0);
 	kb_at(&kb, "body");
