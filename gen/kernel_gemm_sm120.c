@@ -222,7 +222,12 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 			g->group > 65535 ? "group" : "stages",
 			g->group > 65535 ? "1 to 65535 tile rows" : "2 to 32 stages (shared memory allows fewer)");
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
-	if ((s = select_form(g, kind, sv, st, &g->form)))
+	if ((s = select_form(g, kind, sv, st, &g->form)) == MMAGEN_TARGET)
+		return mmagen_set_error(MMAGEN_TARGET,
+			"the GEMM's kind::%s mma.sync needs an arch-specific target such as sm_120a (got %s); use --arch sm_120a",
+			kind == MMAGEN_KIND_F8F6F4 ? "f8f6f4" : kind == MMAGEN_KIND_MXF8F6F4 ? "mxf8f6f4" :
+			kind == MMAGEN_KIND_MXF4 ? "mxf4" : "mxf4nvf4", target);
+	if (s)
 		return s;
 	g->a_stage = g->bm * GEMM120_ROW_BYTES;
 	g->b_stage = g->bn * GEMM120_ROW_BYTES;

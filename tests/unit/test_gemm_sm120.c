@@ -802,6 +802,41 @@ int main(void)
 	r.tile_m = 256;
 	check(mmagen_gemm_info_of(&r, &info) == MMAGEN_INVALID_ARGUMENT &&
 	      strstr(mmagen_last_error(), "use --tile 128x128"), "nvfp4 256x128: refused with the rule");
+	/* the rules, each refused with its alternative */
+	static const struct {
+		const char *arch;
+		mmagen_type a, b, acc, out;
+		unsigned quant, layout, split;
+		mmagen_status s;
+		const char *word;
+	} bad[] = {
+		{ "sm_120a", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "--arch sm_89" },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_NVFP4, 0, 1, MMAGEN_UNSUPPORTED, "--a e2m1 --b e2m1" },
+		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_UNSUPPORTED, "--quant mxfp4" },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_F16, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32" },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_S32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32, f16 or bf16" },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, MMAGEN_GEMM_NT, 1, MMAGEN_UNSUPPORTED, "layout tn" },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 2, MMAGEN_UNSUPPORTED, "--split-k 1" },
+		{ "sm_120", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
+		{ "sm_90a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
+		{ "sm_89", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		mmagen_gemm_request q;
+		mmagen_gemm_info qi = { .size = sizeof qi };
+		mmagen_gemm_request_init(&q);
+		mmagen_target_parse(bad[i].arch, &q.target);
+		q.a = bad[i].a;
+		q.b = bad[i].b;
+		q.acc = bad[i].acc;
+		q.out = bad[i].out;
+		q.quant = bad[i].quant;
+		q.layout = bad[i].layout;
+		q.split_k = bad[i].split;
+		mmagen_status st = mmagen_gemm_info_of(&q, &qi);
+		check(st == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
+		      "rule %zu: got %d '%s', want '%s'", i, (int)st, mmagen_last_error(), bad[i].word);
+	}
 	printf("gemm sm120 replay: %lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
