@@ -242,9 +242,10 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
@@ -262,6 +263,7 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--m) COMPREPLY=();;
 		--n) COMPREPLY=();;
 		--k) COMPREPLY=();;
@@ -270,7 +272,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in
