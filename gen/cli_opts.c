@@ -427,8 +427,8 @@ static const struct cli_opt options[] = {
 	FN("--split-k", "S", GEMM, "GEMM", set_count, gemm.split_k, NULL,
 	   "mma.sync path: split K over S CTAs, added into D with f32/s32 atomics (default 1)"),
 	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
-	   "sm_120a: block-scaled A and B, scales per K block as `quantize --format` writes them "
-	   "(--a/--b give the element types; default: kind::f8f6f4, no scales)"),
+	   "sm_120a: block-scaled A and B in this `mmagen quantize` format, its scales per K "
+	   "block (--a/--b give the element types; default: kind::f8f6f4, no scales)"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,

@@ -122,6 +122,12 @@ refused 1 "B.bin has 30 bytes; B (4 x 8 bf16) needs 64" $L --m 2 --n 4 --k 8
 # a right request goes on to the GPU
 # shellcheck disable=SC2086
 accepted $G --m 1 --n 8 --k 8 --check --seed 1
+# sm_120a kernels: skipped (77, one line) without an SM120 GPU
+"$mm" run gemm --arch sm_120a --a e2m1 --b e2m1 --out f32 --quant nvfp4 --m 64 --n 64 --k 64 \
+	>"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+if [ $rc -eq 77 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; then ok
+else ko "sm_120a run gemm: exit $rc: $(cat "$tmp/stderr")"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
