@@ -17,7 +17,9 @@
  *     written out below independently of the generator.
  * D from the replay must equal the exact product of the inputs.  The
  * immediates of the PTX's cp.async, ldmatrix and scale loads are checked
- * against the stage layout as a set, and the main loop's registers are
+ * against the stage layout as a set, every ldmatrix and cp.async phase
+ * is shown free of bank conflicts from the tables, and the main loop's
+ * registers are
  * followed through the PTX text (check_flow): each mma.sync takes the
  * fragments and scales of one step and tile, in step order.  Then
  * deliberately wrong placements (two lanes' scale rows swapped, two
@@ -652,6 +654,33 @@ static unsigned check_flow(const struct prob *p, const char *ptx)
 	return bad;
 }
 
+/* Bank conflicts (32 banks of 4 bytes): each 8-lane phase of an
+ * ldmatrix (one matrix: 8 rows of 16 bytes) and each 8-thread phase of
+ * the 16-byte cp.async stores must touch all 32 banks once.  The stage
+ * bases and the warps' and copies' offsets are multiples of 128 bytes,
+ * so the tables alone decide. */
+static unsigned bank_conflicts(const struct prob *p, const struct tabs *t)
+{
+	unsigned bad = 0;
+	for (unsigned x = 0; x < 8; x++) {            /* operand and step */
+		for (unsigned j = 0; j < 4; j++) {
+			uint32_t seen = 0;
+			for (unsigned r = 0; r < 8; r++)
+				for (unsigned w = 0; w < 4; w++)
+					seen |= 1u << ((t->ld[(8 * j + r) * 8 + x] / 4 + w) % 32);
+			bad += seen != 0xFFFFFFFFu;
+		}
+	}
+	for (unsigned th = 0; th < p->threads; th += 8) {
+		uint32_t seen = 0;
+		for (unsigned r = 0; r < 8; r++)
+			for (unsigned w = 0; w < 4; w++)
+				seen |= 1u << ((t->cp_dst[th + r] / 4 + w) % 32);
+		bad += seen != 0xFFFFFFFFu;
+	}
+	return bad;
+}
+
 static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsigned tn,
 		unsigned m, unsigned n, unsigned k, const char *kind)
 {
@@ -696,6 +725,8 @@ static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsig
 		 (!p.sv || parse_table(ptx, "mmagen_tls", t.ls, 64));
 	check(ok, "%s: the kernel's tables", what);
 	check_immediates(what, &p, ptx);
+	if (ok)
+		check(!bank_conflicts(&p, &t), "%s: ldmatrix or cp.async phases with bank conflicts", what);
 	unsigned fbad = check_flow(&p, ptx);
 	check(!fbad, "%s: main loop data flow: %u wrong mma operands", what, fbad);
 	if (m == 3 && !p.sv) {   /* a deliberately wrong order must be caught */
