@@ -233,6 +233,7 @@ _mmagen()
 		--arch) COMPREPLY=();;
 		--a) COMPREPLY=();;
 		--b) COMPREPLY=();;
+		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
 		--acc) COMPREPLY=();;
 		--out) COMPREPLY=();;
 		--layout) COMPREPLY=($(compgen -W "tn nn nt tt " -- "$cur"));;
@@ -245,13 +246,14 @@ _mmagen()
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
 		--arch) COMPREPLY=();;
 		--a) COMPREPLY=();;
 		--b) COMPREPLY=();;
+		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
 		--seed) COMPREPLY=();;
 		--device) COMPREPLY=();;
 		--acc) COMPREPLY=();;
@@ -272,7 +274,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --m --n --k --alpha --beta --check --bench --reps --save --load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

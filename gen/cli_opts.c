@@ -345,8 +345,9 @@ static const struct cli_opt options[] = {
 	      "the .satfinite qualifier"),
 	NAMED("--popc", SEL, "Selector", req.bitop, cli_popc_vals,
 	      "the b1 operation: xor.popc or and.popc"),
-	FN("--kind", NULL, SEL, "Selector", set_kind, req.kind, cli_kind_vals,
-	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync)"),
+	FN("--kind", NULL, SEL | GEMM, "Selector", set_kind, req.kind, cli_kind_vals,
+	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync; gemm on sm_120a: "
+	   "mxf4nvf4 or mxf8f6f4 instead of mxf4 for e2m1 x e2m1 mxfp4)"),
 	NAMED("--block-scale", SEL, "Selector", req.block_scale, cli_yesno_vals,
 	      "the .block_scale qualifier (block-scaled kinds)"),
 	NAMED("--scale-vec", SEL, "Selector", req.scale_vec, cli_scale_vec_vals,

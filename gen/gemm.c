@@ -129,10 +129,10 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
 	if (is_sm120(r))
 		return gemm_plan_sm120(r, g);
-	if (r->quant)
+	if (r->quant || r->kind)
 		return mmagen_set_error(MMAGEN_TARGET,
-			"block-scaled gemm (--quant %s) is sm_120a's mma.sync, not %s; use --arch sm_120a",
-			mmagen_qformat_name(r->quant), mmagen_target_name(r->target));
+			"gemm --quant and --kind are sm_120a's (block-scaled mma.sync), not %s's; use --arch sm_120a",
+			mmagen_target_name(r->target));
 	if (is_mma_sync(r))
 		return check_sm80(r, g);
 	if (strcmp(mmagen_target_name(r->target), "sm_90a"))

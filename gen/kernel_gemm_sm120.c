@@ -151,11 +151,18 @@ static mmagen_status pick_kind(const mmagen_gemm_request *r, unsigned *kind, uns
 			in_format(MMAGEN_QF_MXFP8, r->a) ? "mxfp8" :
 			in_format(MMAGEN_QF_MXFP6, r->a) ? "mxfp6" : "mxfp4");
 	*st = MMAGEN_UE8M0, *block = 32;
-	if (r->a == MMAGEN_E2M1 && r->b == MMAGEN_E2M1 && q == MMAGEN_QF_MXFP4)
-		*kind = MMAGEN_KIND_MXF4, *sv = 2;    /* packed, two per byte */
+	if (r->a == MMAGEN_E2M1 && r->b == MMAGEN_E2M1 && q == MMAGEN_QF_MXFP4 &&
+	    r->kind != MMAGEN_KIND_MXF8F6F4)  /* packed, two per byte */
+		*kind = r->kind == MMAGEN_KIND_MXF4NVF4 ? MMAGEN_KIND_MXF4NVF4 : MMAGEN_KIND_MXF4, *sv = 2;
 	else
 		*kind = MMAGEN_KIND_MXF8F6F4, *sv = 1;
 	return MMAGEN_OK;
+}
+
+static const char *kind_name(unsigned k)
+{
+	return k == MMAGEN_KIND_F8F6F4 ? "f8f6f4" : k == MMAGEN_KIND_MXF8F6F4 ? "mxf8f6f4" :
+	       k == MMAGEN_KIND_MXF4 ? "mxf4" : k == MMAGEN_KIND_MXF4NVF4 ? "mxf4nvf4" : "other";
 }
 
 static int tile_ok(unsigned v)
@@ -179,6 +186,14 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 			target, mmagen_type_name(req->a), mmagen_type_name(req->b));
 	if ((s = pick_kind(req, &kind, &sv, &st, &block)))
 		return s;
+	if (req->kind && req->kind != kind)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm on %s: %s x %s%s%s is kind::%s, not kind::%s%s", target,
+			mmagen_type_name(req->a), mmagen_type_name(req->b),
+			req->quant ? " with --quant " : "", req->quant ? mmagen_qformat_name(req->quant) : "",
+			kind_name(kind), kind_name(req->kind),
+			req->quant == MMAGEN_QF_MXFP4 && req->a == MMAGEN_E2M1 && req->b == MMAGEN_E2M1
+				? " (e2m1 x e2m1 mxfp4 takes mxf4, mxf4nvf4 or mxf8f6f4)" : "; leave --kind out");
 	if (req->acc && req->acc != MMAGEN_F32)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm on %s accumulates in f32 (got --acc %s); leave --acc out",
@@ -225,8 +240,7 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 	if ((s = select_form(g, kind, sv, st, &g->form)) == MMAGEN_TARGET)
 		return mmagen_set_error(MMAGEN_TARGET,
 			"the GEMM's kind::%s mma.sync needs an arch-specific target such as sm_120a (got %s); use --arch sm_120a",
-			kind == MMAGEN_KIND_F8F6F4 ? "f8f6f4" : kind == MMAGEN_KIND_MXF8F6F4 ? "mxf8f6f4" :
-			kind == MMAGEN_KIND_MXF4 ? "mxf4" : "mxf4nvf4", target);
+			kind_name(kind), target);
 	if (s)
 		return s;
 	g->a_stage = g->bm * GEMM120_ROW_BYTES;

@@ -734,6 +734,10 @@ typedef struct mmagen_gemm_request {
 	unsigned quant;       /* sm_120a: MMAGEN_QF_* block-scaled A and B
 			       * (scales per K block, as `mmagen quantize`
 			       * writes them); 0: none */
+	unsigned kind;        /* sm_120a: the mma.sync kind (mmagen_kind); 0:
+			       * the one the types and quant name (e2m1 x
+			       * e2m1 mxfp4 may take MMAGEN_KIND_MXF4NVF4 or
+			       * _MXF8F6F4 instead of _MXF4) */
 } mmagen_gemm_request;
 
 /* Which kernel: wgmma + TMA (sm_90a), or the warp-level mma.sync +

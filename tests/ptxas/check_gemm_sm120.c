@@ -2,7 +2,8 @@
  * kind::f8f6f4 on all 25 mixes of e4m3/e5m2/e3m2/e2m3/e2m1, the
  * block-scaled kinds on all 25 (kind::mxf8f6f4 with ue8m0 per 32; e2m1 x
  * e2m1 under mxfp4 is kind::mxf4), nvfp4 (kind::mxf4nvf4, ue4m3 per 16),
- * each output type, the other tiles, and sm_121a.
+ * each output type, the other tiles, e2m1 x e2m1 mxfp4 as kind::mxf4nvf4
+ * and kind::mxf8f6f4 (--kind), and sm_121a.
  * Usage: check_gemm_sm120 PTXAS SCRATCHDIR.  Exit 77 without ptxas. */
 #define _POSIX_C_SOURCE 200809L
 #include "mmagen.h"
@@ -104,6 +105,12 @@ int main(int argc, char **argv)
 			assemble(&r, "sm_120a", "kind::mxf4nvf4");
 		}
 	}
+	/* e2m1 x e2m1 mxfp4 through the other two kinds (--kind) */
+	request(&r, "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_BF16, MMAGEN_QF_MXFP4);
+	r.kind = MMAGEN_KIND_MXF4NVF4;
+	assemble(&r, "sm_120a", "kind::mxf4nvf4.block_scale.scale_vec::2X");
+	r.kind = MMAGEN_KIND_MXF8F6F4;
+	assemble(&r, "sm_120a", "kind::mxf8f6f4.block_scale.scale_vec::1X");
 	request(&r, "sm_121a", MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_F16, MMAGEN_QF_MXFP4);
 	assemble(&r, "sm_121a", "kind::mxf4");
 	return check_summary();

@@ -681,8 +681,8 @@ static unsigned bank_conflicts(const struct prob *p, const struct tabs *t)
 	return bad;
 }
 
-static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsigned tn,
-		unsigned m, unsigned n, unsigned k, const char *kind)
+static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned rkind, unsigned tm,
+		unsigned tn, unsigned m, unsigned n, unsigned k, const char *kind)
 {
 	mmagen_gemm_request r;
 	mmagen_gemm_info info = { .size = sizeof info };
@@ -698,6 +698,7 @@ static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned tm, unsig
 	r.b = b;
 	r.out = MMAGEN_F32;
 	r.quant = quant;
+	r.kind = rkind;
 	r.tile_m = tm;
 	r.tile_n = tn;
 	if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
@@ -794,16 +795,20 @@ int main(void)
 {
 	static const struct {
 		mmagen_type a, b;
-		unsigned quant;
-		const char *kind;
+		unsigned quant, kind;
+		const char *name;
 	} cfg[] = {
-		{ MMAGEN_E4M3, MMAGEN_E5M2, 0, "kind::f8f6f4" },
-		{ MMAGEN_E2M1, MMAGEN_E3M2, 0, "kind::f8f6f4" },
-		{ MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_QF_MXFP8, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
-		{ MMAGEN_E3M2, MMAGEN_E2M3, MMAGEN_QF_MXFP6, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
-		{ MMAGEN_E2M1, MMAGEN_E5M2, MMAGEN_QF_MXFP4, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
-		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_MXFP4, "kind::mxf4.block_scale.scale_vec::2X" },
-		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, "kind::mxf4nvf4.block_scale.scale_vec::4X" },
+		{ MMAGEN_E4M3, MMAGEN_E5M2, 0, 0, "kind::f8f6f4" },
+		{ MMAGEN_E2M1, MMAGEN_E3M2, 0, 0, "kind::f8f6f4" },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_QF_MXFP8, 0, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E3M2, MMAGEN_E2M3, MMAGEN_QF_MXFP6, 0, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E2M1, MMAGEN_E5M2, MMAGEN_QF_MXFP4, 0, "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_MXFP4, 0, "kind::mxf4.block_scale.scale_vec::2X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_MXFP4, MMAGEN_KIND_MXF4NVF4,
+		  "kind::mxf4nvf4.block_scale.scale_vec::2X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_MXFP4, MMAGEN_KIND_MXF8F6F4,
+		  "kind::mxf8f6f4.block_scale.scale_vec::1X" },
+		{ MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, 0, "kind::mxf4nvf4.block_scale.scale_vec::4X" },
 	};
 	/* M, N, K: whole tiles, partial tiles everywhere, K inside one block */
 	static const unsigned shapes[][3] = { { 128, 128, 512 }, { 100, 70, 300 },
@@ -812,15 +817,15 @@ int main(void)
 
 	for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
 		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-			one(cfg[c].a, cfg[c].b, cfg[c].quant, 0, 0, shapes[s][0], shapes[s][1],
-			    shapes[s][2], cfg[c].kind);
+			one(cfg[c].a, cfg[c].b, cfg[c].quant, cfg[c].kind, 0, 0, shapes[s][0],
+			    shapes[s][1], shapes[s][2], cfg[c].name);
 	/* other tiles: other thread counts, copy counts and warp grids */
 	for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-		one(MMAGEN_E4M3, MMAGEN_E2M3, MMAGEN_QF_MXFP8, tiles[t][0], tiles[t][1], 270, 90, 200,
-		    "kind::mxf8f6f4");
+		one(MMAGEN_E4M3, MMAGEN_E2M3, MMAGEN_QF_MXFP8, 0, tiles[t][0], tiles[t][1], 270, 90,
+		    200, "kind::mxf8f6f4");
 		if (tiles[t][0] * tiles[t][1] < 128 * 128)
-			one(MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, tiles[t][0], tiles[t][1], 150, 260,
-			    400, "kind::mxf4nvf4");
+			one(MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_QF_NVFP4, 0, tiles[t][0], tiles[t][1], 150,
+			    260, 400, "kind::mxf4nvf4");
 	}
 	/* 16 scale bytes per row and stage: 384 rows do not fit twice */
 	mmagen_gemm_request r;
@@ -840,17 +845,21 @@ int main(void)
 		unsigned quant, layout, split;
 		mmagen_status s;
 		const char *word;
+		unsigned kind;
 	} bad[] = {
-		{ "sm_120a", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "--arch sm_89" },
-		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_NVFP4, 0, 1, MMAGEN_UNSUPPORTED, "--a e2m1 --b e2m1" },
-		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_UNSUPPORTED, "--quant mxfp4" },
-		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_F16, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32" },
-		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_S32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32, f16 or bf16" },
-		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, MMAGEN_GEMM_NT, 1, MMAGEN_UNSUPPORTED, "layout tn" },
-		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 2, MMAGEN_UNSUPPORTED, "--split-k 1" },
-		{ "sm_120", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
-		{ "sm_90a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
-		{ "sm_89", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a" },
+		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, 0, MMAGEN_F32, MMAGEN_QF_NVFP4, 0, 1, MMAGEN_UNSUPPORTED, "leave --kind out", MMAGEN_KIND_MXF4 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "is kind::f8f6f4", MMAGEN_KIND_MXF8F6F4 },
+		{ "sm_90a", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_TARGET, "--arch sm_120a", MMAGEN_KIND_F16 },
+		{ "sm_120a", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "--arch sm_89", 0 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_NVFP4, 0, 1, MMAGEN_UNSUPPORTED, "--a e2m1 --b e2m1", 0 },
+		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_UNSUPPORTED, "--quant mxfp4", 0 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_F16, MMAGEN_F32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32", 0 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_S32, 0, 0, 1, MMAGEN_UNSUPPORTED, "f32, f16 or bf16", 0 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, MMAGEN_GEMM_NT, 1, MMAGEN_UNSUPPORTED, "layout tn", 0 },
+		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 2, MMAGEN_UNSUPPORTED, "--split-k 1", 0 },
+		{ "sm_120", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 0, 0, 1, MMAGEN_TARGET, "--arch sm_120a", 0 },
+		{ "sm_90a", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a", 0 },
+		{ "sm_89", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, MMAGEN_QF_MXFP8, 0, 1, MMAGEN_TARGET, "--arch sm_120a", 0 },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		mmagen_gemm_request q;
@@ -864,6 +873,7 @@ int main(void)
 		q.quant = bad[i].quant;
 		q.layout = bad[i].layout;
 		q.split_k = bad[i].split;
+		q.kind = bad[i].kind;
 		mmagen_status st = mmagen_gemm_info_of(&q, &qi);
 		check(st == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
 		      "rule %zu: got %d '%s', want '%s'", i, (int)st, mmagen_last_error(), bad[i].word);
