@@ -10,9 +10,9 @@
  * steps, and the fragment bytes of both shapes sit at the places of the
  * 8-bit m16n8k32 ones: one ldmatrix.b16 pattern loads all of them.
  *
- * The scales ride with the elements: a stage holds, after A's and B's
- * rows, GEMM120 "scale rows" of spb = 4 S bytes per A row and per B row
- * (S = scale_vec: the scale blocks one step covers), copied from SA / SB
+ * The scales ride with the elements: after A's and B's rows a stage holds
+ * their scale rows, spb = 4 S bytes per A row and per B row (S =
+ * scale_vec: the scale blocks one step covers), copied from SA / SB
  * (M and N rows of ldsa / ldsb bytes, `mmagen quantize`'s block order) with
  * one cp.async of spb bytes per row.  Step s reads bytes s S .. s S + S - 1
  * of a row into byte 0.. of the scale register, as the instruction expects
@@ -277,7 +277,7 @@ struct k120 {
 	kreg fa[2], fb[2], sa, sb;
 	kreg acc;
 	struct instr in;
-	unsigned stage, sa_off, sb_off;   /* stage bytes; scale regions in it */
+	unsigned stage;                   /* bytes of one stage */
 };
 
 /* Per-thread constants from mmagen_tcp_*; the copy pointers. */
@@ -285,8 +285,7 @@ static void emit_setup(struct k120 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
-	kreg t = kb_reg(kb, K_B32), x = kb_reg(kb, K_B64), tab = kb_reg(kb, K_B64);
-	kreg src = kb_reg(kb, K_B32);
+	kreg x = kb_reg(kb, K_B64), tab = kb_reg(kb, K_B64), src = kb_reg(kb, K_B32);
 
 	c->ch = kb_reg(kb, K_B32);
 	c->cpdst = kb_reg(kb, K_B32);
@@ -334,7 +333,6 @@ static void emit_setup(struct k120 *c)
 		   c->snext[op], c->sbase[op], x);
 		ke(kb, "\tmul.wide.u32 $r, $r, $u;\n", c->ldsb[op], ld, g->threads);
 	}
-	(void)t;
 }
 
 /* The warp's place and the lanes' fragment and scale offsets. */
