@@ -233,6 +233,7 @@ _mmagen()
 		--arch) COMPREPLY=();;
 		--a) COMPREPLY=();;
 		--b) COMPREPLY=();;
+		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
 		--acc) COMPREPLY=();;
 		--out) COMPREPLY=();;
 		--layout) COMPREPLY=($(compgen -W "tn nn nt tt " -- "$cur"));;
@@ -242,15 +243,17 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --acc --out --layout --tile --stages --cluster --group --path --split-k --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
 		--arch) COMPREPLY=();;
 		--a) COMPREPLY=();;
 		--b) COMPREPLY=();;
+		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
 		--seed) COMPREPLY=();;
 		--device) COMPREPLY=();;
 		--acc) COMPREPLY=();;
@@ -262,6 +265,7 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--m) COMPREPLY=();;
 		--n) COMPREPLY=();;
 		--k) COMPREPLY=();;
@@ -271,7 +275,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

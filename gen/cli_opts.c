@@ -238,6 +238,17 @@ static int set_split(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
+/* gemm's --quant: a block-scaled format (mmagen_qformat) */
+static int set_qformat(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned q;
+	if (mmagen_qformat_parse(v, &q))
+		return cli_fail(CLI_USAGE, "bad %s %s; legal: mxfp8, mxfp6, mxfp4, nvfp4", opt->name,
+				cli_quote(v));
+	*AT(dst, opt, unsigned) = q;
+	return 0;
+}
+
 /* run gemm's --m, --n, --k: 1 .. 2^31-1 */
 static int set_dim(const struct cli_opt *opt, const char *v, void *dst)
 {
@@ -353,8 +364,9 @@ static const struct cli_opt options[] = {
 	      "the .satfinite qualifier"),
 	NAMED("--popc", SEL, "Selector", req.bitop, cli_popc_vals,
 	      "the b1 operation: xor.popc or and.popc"),
-	FN("--kind", NULL, SEL, "Selector", set_kind, req.kind, cli_kind_vals,
-	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync)"),
+	FN("--kind", NULL, SEL | GEMM, "Selector", set_kind, req.kind, cli_kind_vals,
+	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync; gemm on sm_120a: "
+	   "mxf4nvf4 or mxf8f6f4 instead of mxf4 for e2m1 x e2m1 mxfp4)"),
 	NAMED("--block-scale", SEL, "Selector", req.block_scale, cli_yesno_vals,
 	      "the .block_scale qualifier (block-scaled kinds)"),
 	NAMED("--scale-vec", SEL, "Selector", req.scale_vec, cli_scale_vec_vals,
@@ -437,6 +449,9 @@ static const struct cli_opt options[] = {
 	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
 	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
 	   "on the wgmma path"),
+	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
+	   "sm_120a: block-scaled A and B in this `mmagen quantize` format, its scales per K "
+	   "block (--a/--b give the element types; default: kind::f8f6f4, no scales)"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,

@@ -36,6 +36,7 @@ struct opts {
 	struct {                     /* gemm */
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
 		unsigned path, split_k;
+		unsigned quant;      /* --quant: mmagen_qformat */
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
 	const char *quant;           /* plan --quant */

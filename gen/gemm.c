@@ -54,6 +54,12 @@ static int is_sm8x(const char *t)
 	return !strcmp(t, "sm_80") || !strcmp(t, "sm_86") || !strcmp(t, "sm_89");
 }
 
+/* sm_120a, sm_121a, ...: the block-scaled mma.sync GEMM (kernel_gemm_sm120.c) */
+static int is_sm120(const mmagen_gemm_request *r)
+{
+	return !strncmp(mmagen_target_name(r->target), "sm_12", 5);
+}
+
 static int is_mma_sync(const mmagen_gemm_request *r)
 {
 	const char *t = mmagen_target_name(r->target);
@@ -124,6 +130,12 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
 	if (r->path > MMAGEN_GEMM_PATH_MMA_SYNC)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
+	if (is_sm120(r))
+		return gemm_plan_sm120(r, g);
+	if (r->quant || r->kind)
+		return mmagen_set_error(MMAGEN_TARGET,
+			"gemm --quant and --kind are sm_120a's (block-scaled mma.sync), not %s's; use --arch sm_120a",
+			mmagen_target_name(r->target));
 	if (is_mma_sync(r) && r->split_k == MMAGEN_GEMM_SPLIT_AUTO)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"split-K auto (S chosen at run time) is the wgmma path's; mma.sync takes a number, e.g. --split-k 4");
@@ -205,6 +217,13 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 		i->split_k = g->split;          /* 0: S chosen at run time */
 	i->elem_bits_a = mmagen_type_bits(g->req.a);
 	i->elem_bits_b = mmagen_type_bits(g->req.b);
+	i->stype = g->stype;
+	i->scale_block = g->scale_block;
+	if (is_sm120(&g->req)) {
+		/* packed e2m1 (mxf4, mxf4nvf4) or byte containers */
+		i->elem_bits_a = i->elem_bits_b = g->bits;
+		i->elem_bytes_a = i->elem_bytes_b = g->bits / 8;
+	}
 	if (g->path == MMAGEN_GEMM_PATH_MMA_SYNC) {
 		i->block[0] = g->threads;
 		i->box_a[0] = i->box_a[1] = i->box_b[0] = i->box_b[1] = 0;
@@ -557,12 +576,15 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 			"a GEMM is written as ptx (the kernel), json (its manifest) or c (a header with both)");
 	fill_info(&g, &info);
 	buf_init(&b);
-	if (fmt == MMAGEN_FMT_JSON && g.path == MMAGEN_GEMM_PATH_MMA_SYNC)
+	if (fmt == MMAGEN_FMT_JSON && is_sm120(&g.req))
+		gemm_json_sm120(&b, &g, &info);
+	else if (fmt == MMAGEN_FMT_JSON && g.path == MMAGEN_GEMM_PATH_MMA_SYNC)
 		emit_json_sm80(&b, &g, &info);
 	else if (fmt == MMAGEN_FMT_JSON)
 		emit_json(&b, &g, &info);
-	else if ((s = g.path == MMAGEN_GEMM_PATH_MMA_SYNC ? gemm_emit_sm80(&g, &b)
-							   : gemm_emit_sm90(&g, &b))) {
+	else if ((s = is_sm120(&g.req) ? gemm_emit_sm120(&g, &b)
+			: g.path == MMAGEN_GEMM_PATH_MMA_SYNC ? gemm_emit_sm80(&g, &b)
+							      : gemm_emit_sm90(&g, &b))) {
 		buf_free(&b);
 		return s;
 	}

@@ -27,6 +27,11 @@ struct gemm_plan {
 	 * slice) units and takes S as a parameter; `split` is the S asked
 	 * for, 0 for MMAGEN_GEMM_SPLIT_AUTO */
 	int split_kernel;
+	/* sm_120a (kernel_gemm_sm120.c): scale blocks per mma step (0:
+	 * kind::f8f6f4), scale type, K elements per scale, scale bytes per
+	 * row and stage */
+	unsigned sv, scale_block, spb;
+	mmagen_type stype;
 };
 
 /* kernel_gemm_sm90.c */
@@ -69,5 +74,34 @@ void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *c
  * mma step `step` within a warp's rows: mn, the operand is MN-major. */
 void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
 			unsigned *chunk);
+
+/* kernel_gemm_sm120.c: the warp-level GEMM of sm_120a, kind::f8f6f4 and
+ * the block-scaled kinds (quant != 0). */
+mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *g);
+mmagen_status gemm_emit_sm120(const struct gemm_plan *g, struct buf *out);
+void gemm_json_sm120(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i);
+
+/* The shared-memory layout of the sm_120a path, for the tests.  A stage
+ * is A's tile_m rows, then B's tile_n rows, of GEMM120_ROW_BYTES bytes of
+ * K (16-byte chunk c of row r at gemm120_swizzle(r, c)), then A's and B's
+ * scale rows of spb bytes.  The kernel's .const tables (gemm120_tables):
+ *   cp_src[t]  (row << 16) | byte: thread t's copy 0 of A or B; copy i is
+ *              threads/8 * i rows further
+ *   cp_dst[t]  its offset in A's (or B's) stage rows; copy i adds
+ *              threads/8 * i * GEMM120_ROW_BYTES
+ *   ld[l*8+s]  lane l's ldmatrix row address in A's rows (s = step 0..3)
+ *              and, at l*8+4+s, in B's rows; the warp's rows and
+ *              2048 * i (ldmatrix i of the step) are added
+ *   ls[l*2+o]  lane l's offset in A's (o = 0) or B's scale rows; the
+ *              warp's rows and 16 spb i (A's m16 tile i) or 8 spb j (B's
+ *              n8 tile j) and step * S are added */
+#define GEMM120_ROW_BYTES 128u
+#define GEMM120_MAX_THREADS 256u
+struct gemm120_tab {
+	uint32_t cp_src[GEMM120_MAX_THREADS], cp_dst[GEMM120_MAX_THREADS];
+	uint32_t ld[32 * 8], ls[32 * 2];
+};
+unsigned gemm120_swizzle(unsigned row, unsigned chunk);
+void gemm120_tables(unsigned threads, unsigned spb, struct gemm120_tab *t);
 
 #endif

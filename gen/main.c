@@ -202,6 +202,8 @@ static int gemm_request(const struct opts *o, const char *cmd, int need_arch,
 	r->group = o->gemm.group;
 	r->path = o->gemm.path;
 	r->split_k = o->gemm.split_k;
+	r->quant = o->gemm.quant;
+	r->kind = o->req.kind == MMAGEN_ANY ? 0 : o->req.kind;
 	return 0;
 }
 

@@ -1012,6 +1012,31 @@ static int time_load(mmagen_gemm_request *r, int has_arch, const struct run_opts
 	return bench_load_gen(what, gen_gemm, r, ro);
 }
 
+/* sm_120a kernels (block-scaled mma.sync) need an SM120 GPU: on any
+ * other, one line and 77 (skipped), as without a GPU.  On one, this
+ * runner does not lay out FP6/FP4 containers and scales yet. */
+static int sm120_gpu(const struct run_opts *ro, int target)
+{
+	mmart_ctx *ctx;
+	int major = 0, minor = 0, rc = open_gpu(ro, &ctx);
+	const char *t = mmagen_target_name(target);
+
+	if (rc)
+		return rc;
+	rc = mmart_device_info(ctx, &major, &minor, NULL, 0);
+	mmart_close(ctx);
+	if (rc)
+		return rt_fail("device");
+	if (major != 12) {
+		fprintf(stderr, "mmagen: run gemm: %s kernels need an SM120 GPU (compute capability 12.x), this one is sm_%d%d: skipped; `mmagen gemm --arch %s` writes the kernel, the unit and ptxas suites check it\n",
+			t, major, minor, t);
+		return 77;
+	}
+	fprintf(stderr, "mmagen: run gemm: this runner does not lay out %s inputs (FP6/FP4 containers, block scales) yet; `mmagen gemm --arch %s` writes the kernel\n",
+		t, t);
+	return 1;
+}
+
 int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	     const struct run_gemm_opts *o, const struct run_opts *ro)
 {
@@ -1033,6 +1058,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
+	if (!strncmp(mmagen_target_name(r.target), "sm_12", 5))
+		return sm120_gpu(ro, r.target);
 	if (g.info.elem_bits_a < 8 || g.info.elem_bits_b < 8) {
 		fprintf(stderr, "mmagen: run gemm: this runner does not lay out 4-bit (s4/u4) operands yet; `mmagen gemm` writes the kernel, use s8/u8 here\n");
 		return 1;
@@ -1067,6 +1094,10 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	if (!has_arch) {
 		if ((rc = device_target(ro, &r.target)))
 			goto out;
+		if (!strncmp(mmagen_target_name(r.target), "sm_12", 5)) {
+			rc = sm120_gpu(ro, r.target);
+			goto out;
+		}
 		if (mmagen_gemm_info_of(&r, &g.info)) {
 			fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 			rc = 1;

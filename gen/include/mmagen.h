@@ -744,6 +744,13 @@ typedef struct mmagen_gemm_request {
 			       * wgmma path: 2..256 or MMAGEN_GEMM_SPLIT_AUTO
 			       * give the split-K kernel (see
 			       * mmagen_gemm_split_for); 0 or 1: none */
+	unsigned quant;       /* sm_120a: MMAGEN_QF_* block-scaled A and B
+			       * (scales per K block, as `mmagen quantize`
+			       * writes them); 0: none */
+	unsigned kind;        /* sm_120a: the mma.sync kind (mmagen_kind); 0:
+			       * the one the types and quant name (e2m1 x
+			       * e2m1 mxfp4 may take MMAGEN_KIND_MXF4NVF4 or
+			       * _MXF8F6F4 instead of _MXF4) */
 } mmagen_gemm_request;
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
@@ -797,6 +804,16 @@ typedef struct mmagen_gemm_info {
 	 * (pass mmagen_gemm_split_for's).  Buffer sizes:
 	 * mmagen_gemm_split_buffers; the counters are zero before the first
 	 * launch and every launch leaves them zero. */
+	/* sm_120a (block-scaled mma.sync): parameters a, b, sa, sb, d, c
+	 * (u64), m, n, k, lda, ldb, ldsa, ldsb, ldd, ldc (u32), alpha, beta
+	 * (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x 1.  SA is M rows
+	 * and SB N rows of ldsa / ldsb bytes, one scale of type stype per
+	 * scale_block elements of K (stype MMAGEN_TYPE_NONE, scale_block 0:
+	 * kind::f8f6f4, sa and sb unused).  elem_bits_a/b: 8 for the byte
+	 * containers of kind::f8f6f4/mxf8f6f4 (e2m1 in bits 2..5), 4 for
+	 * packed e2m1 (mxf4, mxf4nvf4). */
+	mmagen_type stype;
+	unsigned scale_block;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */

@@ -138,6 +138,12 @@ export MMAGEN_CACHE_DIR
 # shellcheck disable=SC2086
 accepted $G --m 256 --n 256 --k 64 --tune --seed 1
 unset MMAGEN_CACHE_DIR
+# sm_120a kernels: skipped (77, one line) without an SM120 GPU
+"$mm" run gemm --arch sm_120a --a e2m1 --b e2m1 --out f32 --quant nvfp4 --m 64 --n 64 --k 64 \
+	>"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+if [ $rc -eq 77 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; then ok
+else ko "sm_120a run gemm: exit $rc: $(cat "$tmp/stderr")"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -230,9 +230,11 @@ static void properties(const mmagen_plan *p, const char *t, int ti)
 		CHECK(pp->available == (pp->nforms > 0), "%s on %s: available", p->config, t);
 		CHECK(!pp->available || (pp->emit && !strncmp(pp->emit, "mmagen emit instr --arch ", 25)),
 		      "%s on %s: emit line", p->config, t);
-		/* mmagen gemm: wgmma on sm_90a, mma.sync on sm_80, sm_86, sm_89 */
+		/* mmagen gemm: wgmma on sm_90a, mma.sync on sm_80, sm_86, sm_89
+		 * and the SM120 family (kind::f8f6f4) */
 		CHECK(!pp->gemm || !strcmp(t, "sm_90a") || !strcmp(t, "sm_80") ||
-		      !strcmp(t, "sm_86") || !strcmp(t, "sm_89"), "%s on %s: gemm line %s",
+		      !strcmp(t, "sm_86") || !strcmp(t, "sm_89") || !strncmp(t, "sm_12", 5),
+		      "%s on %s: gemm line %s",
 		      p->config, t, pp->gemm);
 		for (size_t j = 0; j < pp->nforms; j++) {
 			const mmagen_form *f = pp->forms[j].form;
