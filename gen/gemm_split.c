@@ -46,6 +46,14 @@ mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *
 	if (s != MMAGEN_GEMM_SPLIT_AUTO && s > GEMM_SPLIT_MAX)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"split-k %u is out of range; use 1 to %u K slices, or auto", s, GEMM_SPLIT_MAX);
+	/* the reduction adds 32-bit partial sums: f16 accumulators have no
+	 * split kernel (auto then means none) */
+	if (g->acc == MMAGEN_F16) {
+		if (s == MMAGEN_GEMM_SPLIT_AUTO)
+			return MMAGEN_OK;
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"split-K adds f32/s32 partial tiles; with --acc f16 use --split-k 1 (or auto, which then does not split)");
+	}
 	g->split_kernel = 1;
 	g->split = s == MMAGEN_GEMM_SPLIT_AUTO ? 0 : s;
 	return MMAGEN_OK;

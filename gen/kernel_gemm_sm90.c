@@ -85,11 +85,17 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 			g->group > 65535 ? "1 to 65535 tile rows" : "2 to 32 stages (shared memory allows fewer)");
 	/* two CTAs sharing B by multicast: less L2 traffic, and on the
 	 * power-capped H200 less energy (bf16 8192^3: 0.91 vs 0.90) */
-	g->cluster = req->cluster ? req->cluster : 2;
+	g->cluster = req->cluster ? req->cluster : g->b_mn ? 1 : 2;
 	if (g->cluster != 1 && g->cluster != 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"cluster is 1 or 2 CTAs (two CTAs share B through TMA multicast), not %u",
 			g->cluster);
+	/* An N-major B multicast to a 2-CTA cluster gave wrong D on the H200
+	 * (rows of the second CTA; cluster 1 and K-major B are right): not
+	 * offered until that is found. */
+	if (g->b_mn && g->cluster == 2)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"an N-major B (layouts nt, tt) takes --cluster 1 for now (its 2-CTA multicast is not verified); use --cluster 1");
 	if (req->tile_m && req->tile_m != GEMM_BM)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"the sm_90a GEMM tile has M = %u (two consumer warpgroups of 64 rows), not %u",

@@ -138,16 +138,18 @@ step --a bf16 --b bf16 --out bf16 --m 8 --n 16 --k 24 --tile 128x16 --stages 2
 # shellcheck disable=SC2086
 {
 for l in nn nt tt; do
+	# an N-major B (nt, tt) takes cluster 1 (its multicast gave wrong D)
+	cl=2; [ $l = nn ] || cl=1
 	for t in "bf16 bf16 bf16" "f16 f16 f32"; do
 		set -- $t
 		step --layout $l --a $1 --b $2 --out $3 --m 8 --n 8 --k 8
 		step --layout $l --a $1 --b $2 --out $3 --m 8 --n 16 --k 4096 --alpha 0.5
 		step --layout $l --a $1 --b $2 --out $3 --m 264 --n 200 --k 24 --beta -1
 		step --layout $l --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1000 --alpha 1.5 --beta 0.5
-		step --layout $l --a $1 --b $2 --out $3 --m 1000 --n 520 --k 1000 --cluster 2 --beta 1
+		step --layout $l --a $1 --b $2 --out $3 --m 1000 --n 520 --k 1000 --cluster $cl --beta 1
 		step --layout $l --a $1 --b $2 --out $3 --m 4096 --n 4096 --k 4096
 	done
-	step --layout $l --a bf16 --b bf16 --out f16 --m 776 --n 1000 --k 1000 --tile 128x128 --cluster 2
+	step --layout $l --a bf16 --b bf16 --out f16 --m 776 --n 1000 --k 1000 --tile 128x128 --cluster $cl
 	step --layout $l --a f16 --b f16 --out bf16 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
 	step --layout $l --a f16 --b f16 --out f16 --acc f16 --m 336 --n 264 --k 520 --beta -1
 done

@@ -112,7 +112,8 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_E4M3); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "s32 or f32";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.layout = MMAGEN_GEMM_NT; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "K-major only";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.layout = MMAGEN_GEMM_NT; bad[n].r.tile_n = 96; bad[n].r.cluster = 1; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 64, not 96; use 64";
-	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.layout = MMAGEN_GEMM_TT; bad[n].r.cluster = 2; bad[n].r.tile_n = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 128, not 64; use 128";
+	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.layout = MMAGEN_GEMM_TT; bad[n].r.cluster = 2; bad[n].r.tile_n = 64; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "takes --cluster 1";
+	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.acc = MMAGEN_F16; bad[n].r.split_k = 3; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "with --acc f16 use --split-k 1";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.layout = 4; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "tn, nn, nt or tt";
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
