@@ -52,6 +52,26 @@ static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **ou
 	r.b = g->req.b;
 	r.c = r.d = g->acc;
 	r.asrc = MMAGEN_ASRC_SMEM;
+	/* the one dense wgmma of these fields, found by comparing them: a
+	 * fraction of the generation time mmagen_select's general matching
+	 * takes; anything but exactly one goes to mmagen_select for its
+	 * message */
+	const mmagen_form *hit = NULL;
+	unsigned hits = 0;
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		if (f->family == MMAGEN_FAM_WGMMA && f->sparse == MMAGEN_SPARSE_NONE &&
+		    f->m == r.m && f->n == r.n && f->k == r.k && f->a == r.a && f->b == r.b &&
+		    f->c == r.c && f->d == r.d && f->asrc == MMAGEN_ASRC_SMEM && !f->satfinite &&
+		    mmagen_form_on_target(f, r.target)) {
+			hit = f;
+			hits++;
+		}
+	}
+	if (hits == 1) {
+		*out = hit;
+		return MMAGEN_OK;
+	}
 	return mmagen_select(&r, out);
 }
 
