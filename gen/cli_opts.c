@@ -434,11 +434,11 @@ static const struct cli_opt options[] = {
 	      "how A and B are stored, BLAS-style: tn is A row-major (M x K) and B "
 	      "column-major (K x N)"),
 	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
-	   "the block tile (sm_90a: M 128, N a multiple of 16 up to 256; default 128x256)"),
+	   "the block tile (sm_90a: M 128, N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
 	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
 	   "shared-memory pipeline stages (default 4; mma.sync with 8 warps: up to 6, as many as fit)"),
 	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
-	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path)"),
+	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path and layouts nt, tt)"),
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
 	   "tile rows walked together for L2 reuse (default 8)"),
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,

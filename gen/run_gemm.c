@@ -889,6 +889,12 @@ static int tune_usage(const mmagen_gemm_request *r, const mmagen_gemm_info *info
 		fprintf(stderr, "mmagen: run gemm: --tune chooses --tile, --stages, --cluster and --group itself; leave them out\n");
 		return 2;
 	}
+	/* the candidates are launched before setup_split gives the split
+	 * kernel its workspace, counters and splits parameters */
+	if (r->split_k > 1) {
+		fprintf(stderr, "mmagen: run gemm: --tune times kernels without split-K; leave --split-k out (run gemm then picks S for the chosen kernel)\n");
+		return 2;
+	}
 	return 0;
 }
 

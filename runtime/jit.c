@@ -59,9 +59,11 @@ int mmart_find_ptxas(char *out, size_t n)
 		snprintf(out, n, "%s", env);
 		return 1;
 	}
+	/* absolute directories only: a relative one (".", "bin") would run
+	 * whatever ptxas the process's current directory holds */
 	for (const char *p = path; p && *p;) {
 		size_t len = strcspn(p, ":");
-		if (len && len + 7 < n) {
+		if (len && *p == '/' && len + 7 < n) {
 			snprintf(out, n, "%.*s/ptxas", (int)len, p);
 			if (executable(out))
 				return 1;

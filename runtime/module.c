@@ -170,10 +170,13 @@ static mmart_status load_new(mmart_ctx *ctx, const char *ptx, CUmodule *mod,
 			 ctx->cc_major, ctx->cc_minor, mmart_driver_api_version(),
 			 MMART_CU_ABI, id);
 		s = load_cached(ptx, extra, mmart_ptxas_compile, &px, mod, hit);
-		if (s == MMART_OK || mode == MMART_JIT_PTXAS || s == MMART_JIT)
+		if (s == MMART_OK || mode == MMART_JIT_PTXAS)
 			return s;
-		/* the driver refused ptxas's cubin (a ptxas newer than the
-		 * driver, say): its own JIT then */
+		/* ptxas failed (one older than the PTX or the GPU, say) or
+		 * the driver refused its cubin (a ptxas newer than the
+		 * driver: CUDA_ERROR_INVALID_IMAGE or _NO_BINARY_FOR_GPU,
+		 * MMART_JIT too): the driver's own JIT then, and its error
+		 * when it fails as well */
 	} else if (mode == MMART_JIT_PTXAS) {
 		return mmart_set_error(MMART_JIT,
 				       "MMART_JIT=ptxas but no ptxas found ($MMART_PTXAS, PATH, "

@@ -761,13 +761,14 @@ typedef struct mmagen_gemm_request {
 enum { MMAGEN_GEMM_PATH_AUTO = 0, MMAGEN_GEMM_PATH_WGMMA, MMAGEN_GEMM_PATH_MMA_SYNC };
 
 /* What a program needs to launch the kernel.  Parameters, in order:
- * tensor_a, tensor_b (CUtensorMap, 128 bytes each, by value), d, c
- * (u64 device addresses), m, n, k, ldd, ldc (u32), alpha, beta (f32).
+ * tensor_a, tensor_b, tensor_d (CUtensorMap, 128 bytes each, by value),
+ * d, c (u64 device addresses), m, n, k, ldd, ldc (u32), alpha, beta
+ * (f32), d_tma (u32, see box_d).
  * Grid: cluster * min(multiprocessors / cluster, ceil(ceil(M/tile_m) /
  * cluster) * ceil(N/tile_n)) x 1 x 1 (persistent: each CTA, or each
  * cluster, walks tiles with a stride of the grid).  D of type e4m3 or
- * e5m2 adds a last parameter d_scale (f32): D = satfinite(d_scale *
- * (alpha * A * B + beta * C)), C of D's type. */
+ * e5m2 adds a parameter d_scale (f32) after d_tma (before split-K's):
+ * D = satfinite(d_scale * (alpha * A * B + beta * C)), C of D's type. */
 typedef struct mmagen_gemm_info {
 	size_t size;          /* sizeof(mmagen_gemm_info): set by the caller */
 	const char *kernel;   /* entry name */

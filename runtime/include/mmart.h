@@ -115,15 +115,16 @@ typedef struct mmart_module mmart_module;
  * loads it into ctx.  The same PTX loaded twice into one context gives the
  * same module.  Modules belong to their context and are unloaded by
  * mmart_close().  *cache_hit (may be NULL) gets an MMART_CACHE_* value.
- * A PTX error gives MMART_JIT with the ptxas log in mmart_last_error().
+ * A PTX error gives MMART_JIT with the JIT log in mmart_last_error().
  *
  * PTX is compiled as one whole program (the driver's JIT linker would
  * compile it as relocatable code, which ignores setmaxnreg and serializes
  * wgmma around calls): with ptxas when one is found ($MMART_PTXAS, else
  * PATH, else /usr/local/cuda/bin; its cubin is cached on disk), else by
  * the driver's cuModuleLoadDataEx (not cached by mmart: MMART_CACHE_BYPASS;
- * the driver's own cache may answer).  A ptxas cubin the driver refuses
- * (a ptxas newer than the driver) falls back to the driver.
+ * the driver's own cache may answer).  When ptxas fails (one older than
+ * the PTX or the GPU) or the driver refuses its cubin (a ptxas newer than
+ * the driver), the driver compiles the PTX: its error if it fails too.
  * MMART_JIT=ptxas|driver|link forces one way; link is the relocatable
  * path through cuLinkAddData, kept for comparison. */
 MMART_API

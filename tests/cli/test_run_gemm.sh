@@ -126,6 +126,11 @@ refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m
 refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m 64 --n 64 --k 64 --tune --group 4
 # shellcheck disable=SC2086
 refused 2 "the mma.sync path has no choices to try yet" $G --arch sm_80 --m 64 --n 64 --k 64 --tune
+# the candidates are launched without split-K's parameters
+# shellcheck disable=SC2086
+refused 2 "--tune times kernels without split-K; leave --split-k out" $G --m 64 --n 64 --k 64 --tune --split-k 3
+# shellcheck disable=SC2086
+refused 2 "--tune times kernels without split-K; leave --split-k out" $G --m 64 --n 64 --k 64 --tune --split-k auto
 # shellcheck disable=SC2086
 refused 2 "--time-load only times loading" $G --time-load --bench
 

@@ -5,8 +5,9 @@
  * memset runs on after the call, on the legacy default stream).  Such work
  * is counted as pending until cuCtxSynchronize, or cuStreamSynchronize of
  * the legacy stream (NULL); fake_cuda_pending() says how much is left.
- * Every other entry point of cuda.fn succeeds and does nothing, beyond the
- * few that must answer for mmart_open (one device, compute capability 9.0). */
+ * cuModuleLoadDataEx refuses cubins (below).  Every other entry point of
+ * cuda.fn succeeds and does nothing, beyond the few that must answer for
+ * mmart_open (one device, compute capability 9.0). */
 #include "cuda_abi.h"
 
 #include <stdlib.h>
@@ -79,6 +80,28 @@ static CUresult f_cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n)
 	return CUDA_SUCCESS;
 }
 
+/* Modules: PTX text loads; an ELF image (a cubin) is refused as the
+ * driver refuses one from a newer ptxas, so a test can see what libmmart
+ * does next.  fake_cuda_loads() counts both kinds of attempt. */
+static int loads_ptx, loads_cubin;
+EXPORT void fake_cuda_loads(int *ptx, int *cubin);
+void fake_cuda_loads(int *ptx, int *cubin)
+{
+	*ptx = loads_ptx;
+	*cubin = loads_cubin;
+}
+static CUresult f_cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n,
+				     CUjit_option *o, void **v)
+{
+	if (!memcmp(image, "\177ELF", 4)) {
+		loads_cubin++;
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	}
+	loads_ptx++;
+	*m = (CUmodule)(void *)&ctx_dummy;
+	return CUDA_SUCCESS;
+}
+
 /* the rest: succeed, do nothing */
 #define CU_FN(ret, name, sym, req, params) static ret s_##name params { return CUDA_SUCCESS; }
 #include "cuda.fn"
@@ -89,7 +112,7 @@ static const struct { const char *name; void *fn; } table[] = {
 	F_(cuGetErrorName) F_(cuGetErrorString) F_(cuDriverGetVersion) F_(cuDeviceGetCount)
 	F_(cuDeviceGet) F_(cuDeviceGetName) F_(cuDeviceGetAttribute) F_(cuDevicePrimaryCtxRetain)
 	F_(cuCtxSetCurrent) F_(cuCtxGetCurrent) F_(cuCtxSynchronize) F_(cuStreamSynchronize)
-	F_(cuMemAlloc) F_(cuMemFree) F_(cuMemcpyHtoD) F_(cuMemsetD8)
+	F_(cuMemAlloc) F_(cuMemFree) F_(cuMemcpyHtoD) F_(cuMemsetD8) F_(cuModuleLoadDataEx)
 #undef F_
 #define CU_FN(ret, name, sym, req, params) { #name, (void *)s_##name },
 #include "cuda.fn"

@@ -88,6 +88,15 @@ static void test_find(void)
 	snprintf(path, sizeof path, "/nonexistent::%s:/usr/bin", dir);
 	setenv("PATH", path, 1);
 	CHECK(mmart_find_ptxas(p, sizeof p) && !strcmp(p, fake), "PATH: %s", p);
+	/* a relative PATH entry is not searched: no ptxas from the current
+	 * directory (the toolkit's, if any, is found instead) */
+	char cwd[4096];
+	if (getcwd(cwd, sizeof cwd) && !chdir(tmp)) {
+		setenv("PATH", "bin:.", 1);
+		int found = mmart_find_ptxas(p, sizeof p);
+		CHECK(!found || p[0] == '/', "relative PATH entry searched: %s", p);
+		CHECK(chdir(cwd) == 0, "back to %s", cwd);
+	}
 	setenv("PATH", old, 1);
 	/* the id names path, size and time: a changed ptxas is a new key */
 	char id1[4200], id2[4200];
