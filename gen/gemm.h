@@ -34,6 +34,22 @@ struct gemm_plan {
 	mmagen_type stype;
 };
 
+/* gemm_epi.c: epilogue pieces every GEMM generator shares */
+unsigned gemm_log2u(unsigned v);          /* ceil(log2 v) */
+/* Address of (row, col) in a row-major matrix at g with leading
+ * dimension ld (elements of esize bytes), into a fresh register. */
+kreg gemm_elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize);
+/* v += beta * C(addr + off), C of type out read under p (0 when p is
+ * false): f32/f16/bf16/e4m3/e5m2 in f32 arithmetic, s32 wrapping with
+ * beta_i.  cvt_bf16: the target has cvt.f32.bf16 (sm_90 on); else bf16
+ * is widened by a shift. */
+struct gemm_c {
+	mmagen_type out;
+	kreg beta, beta_i;
+	int cvt_bf16;
+};
+void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off, kreg v);
+
 /* kernel_gemm_sm90.c */
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g);
 mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out);

@@ -32,14 +32,6 @@
 #define STEPS (GEMM120_ROW_BYTES / STEP_BYTES)
 #define SMEM_LIMIT (99u * 1024u)    /* sm_120's opt-in maximum per block */
 
-static unsigned log2u(unsigned v)
-{
-	unsigned l = 0;
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
-
 /* ---- the layout (gemm.h) ---- */
 
 unsigned gemm120_swizzle(unsigned row, unsigned chunk)
@@ -319,7 +311,7 @@ static void emit_setup(struct k120 *c)
 	ke(kb, "\t// scales: ceil(K / $u) per row exist; scale row tid (+ $u i) is this thread's\n",
 	   g->scale_block, g->threads);
 	ke(kb, "\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n\tmul.lo.u32 $r, $r, $u;\n",
-	   c->nsc, c->k, g->scale_block - 1, c->nsc, c->nsc, log2u(g->scale_block), c->srow,
+	   c->nsc, c->k, g->scale_block - 1, c->nsc, c->nsc, gemm_log2u(g->scale_block), c->srow,
 	   c->tid, g->spb);
 	for (int op = 0; op < 2; op++) {
 		kreg ld = kb_reg(kb, K_B32), o0 = op ? c->n0 : c->m0;
@@ -594,7 +586,7 @@ static void emit_epilogue(struct k120 *c)
 				ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n"
 				       "\tadd.u64 $r, $r, $r;\n\tshl.b64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
 				   o ? ac : ad, row, o ? ldc : ldd, x, col0, o ? ac : ad, o ? ac : ad, x,
-				   o ? ac : ad, o ? ac : ad, log2u(es), o ? ac : ad, o ? ac : ad,
+				   o ? ac : ad, o ? ac : ad, gemm_log2u(es), o ? ac : ad, o ? ac : ad,
 				   o ? gc : gd);
 			for (unsigned j = 0; j < 8; j++) {
 				unsigned off = 8 * j * es, a0 = ((i * 8 + j) * 4) + 2 * hh;
@@ -646,12 +638,12 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g, unsigned stage)
 	kb_set(kb, "bn", "$u", g->bn);
 	kb_set(kb, "bk", "$u", g->bk);
 	kb_set(kb, "spb", "$u", g->spb);
-	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
-	kb_set(kb, "bn_log2", "$u", log2u(g->bn));
+	kb_set(kb, "bm_log2", "$u", gemm_log2u(g->bm));
+	kb_set(kb, "bn_log2", "$u", gemm_log2u(g->bn));
 	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
 	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
 	kb_set(kb, "row_bytes_minus_1", "$u", GEMM120_ROW_BYTES - 1);
-	kb_set(kb, "row_bytes_log2", "$u", log2u(GEMM120_ROW_BYTES));
+	kb_set(kb, "row_bytes_log2", "$u", gemm_log2u(GEMM120_ROW_BYTES));
 	kb_set(kb, "stages", "$u", g->stages);
 	kb_set(kb, "stages_minus_1", "$u", g->stages - 1);
 	kb_set(kb, "stages_minus_2", "$u", g->stages - 2);

@@ -18,14 +18,6 @@
 #define STEPS (GEMM80_ROW_BYTES / STEP_BYTES)
 #define PANEL 32                /* MN-major: 16-bit elements per 64-byte row */
 
-static unsigned log2u(unsigned v)
-{
-	unsigned l = 0;
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
-
 /* ---- the shared-memory layout (gemm.h) ---- */
 unsigned gemm80_swizzle(unsigned row, unsigned chunk)
 {
@@ -185,7 +177,7 @@ static void to_bytes(struct kb *kb, kreg x, unsigned bits)
 	if (bits < 8)
 		ke(kb, "\tshr.b64 $r, $r, 1;\n", x, x);
 	else
-		ke(kb, "\tshl.b64 $r, $r, $u;\n", x, x, log2u(bits / 8));
+		ke(kb, "\tshl.b64 $r, $r, $u;\n", x, x, gemm_log2u(bits / 8));
 }
 
 /* Per-thread copy addresses.  Copy c of a thread covers stage row
@@ -213,7 +205,7 @@ static void emit_copy_setup(struct k80 *c)
 		ke(kb, "\tld.param.u32 $r, [$s];\n", ld, op ? "pldb" : "plda");
 		if (mn)      /* a K block is bk rows of ld elements */
 			ke(kb, "\tshl.b32 $r, $r, $u;\n", c->kstride[op], ld,
-			   log2u(g->bk) + log2u(g->bits / 8));
+			   gemm_log2u(g->bk) + gemm_log2u(g->bits / 8));
 		else
 			ke(kb, "\tmov.u32 $r, $u;\n", c->kstride[op], GEMM80_ROW_BYTES);
 		c->copies[op] = rows * 4 / g->threads;
@@ -233,7 +225,7 @@ static void emit_copy_setup(struct k80 *c)
 				if (!i) {
 					c->koff[op][0] = kb_reg(kb, K_B32);
 					ke(kb, "\tshl.b32 $r, $r, $u;\n", c->koff[op][0], ch,
-					   log2u(128 / g->bits));
+					   gemm_log2u(128 / g->bits));
 				} else {
 					c->koff[op][i] = c->koff[op][0];
 				}
@@ -245,7 +237,7 @@ static void emit_copy_setup(struct k80 *c)
 				ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
 				       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
 				       "\tsetp.lt.u32 $r, $r, $r;\n",
-				   kr, r, g->bk - 1, t, r, log2u(g->bk), t, t, log2u(PANEL), t, t, o0,
+				   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(PANEL), t, t, o0,
 				   t, ch, t, ok, t, lim);
 				ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
 				   w, kr, ld, x, t, w, w, x);
@@ -269,7 +261,7 @@ static void emit_load(struct k80 *c)
 	unsigned t4 = g->threads / 4;
 
 	ke(kb, "\tshl.b32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
-	   kpos, c->kload, log2u(g->bk), kv, c->kload, c->kb_end, dst, c->wbase, c->soff);
+	   kpos, c->kload, gemm_log2u(g->bk), kv, c->kload, c->kb_end, dst, c->wbase, c->soff);
 	for (int op = 0; op < 2; op++) {
 		unsigned off = op ? g->a_stage : 0;
 		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n", inc, c->kload, c->kstride[op]);
@@ -320,7 +312,7 @@ static void emit_frag_setup(struct k80 *c)
 		 * of bk rows (MN-major) per warp */
 		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tshl.b32 $r, $r, $u;\n",
 		   wrow, w, mn ? 2 * g->bk : WARP_TILE, wrow, wrow, rl, wrow, wrow,
-		   log2u(GEMM80_ROW_BYTES));
+		   gemm_log2u(GEMM80_ROW_BYTES));
 		for (int h = 0; h < 2; h++) {
 			c->loff[op][h] = kb_reg(kb, K_B32);
 			c->lad[op][h] = kb_reg(kb, K_B32);
@@ -446,14 +438,6 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 	   e->col0, c->wn, e->col0, e->col0, c->n0, t, c->lane, t, t, e->col0, e->col0, t);
 }
 
-static kreg elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize)
-{
-	kreg a = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
-	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
-	       "\tshl.b64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
-	   a, row, ld, x, col, a, a, x, a, a, log2u(esize), a, a, g);
-	return a;
-}
 
 /* Accumulator values (i, j, half h) as two f32 (or s32) registers v. */
 static void acc_values(struct k80 *c, const struct ep *e, unsigned i, unsigned j, unsigned h,
@@ -480,29 +464,12 @@ static void acc_values(struct k80 *c, const struct ep *e, unsigned i, unsigned j
 	}
 }
 
+/* v += beta * C(addr+off), under p (gemm_epi.c; bf16 by a shift: this
+ * path also serves sm_80-89, which have no cvt.f32.bf16). */
 static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
 {
-	mmagen_type t = e->out;
-	if (t == MMAGEN_S32) {
-		kreg x = kb_reg(kb, K_B32);
-		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n"
-		       "\tmad.lo.s32 $r, $r, $r, $r;\n", x, p, x, addr, off, v, e->beta_i, x, v);
-		return;
-	}
-	kreg x = kb_reg(kb, K_F32);
-	ke(kb, "\tmov.f32 $r, 0f00000000;\n", x);
-	if (t == MMAGEN_F32) {
-		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, x, addr, off);
-	} else if (t == MMAGEN_F16) {
-		kreg h = kb_reg(kb, K_B16);
-		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.f16 $r, $r;\n",
-		   h, p, h, addr, off, x, h);
-	} else {     /* bf16: the top half of an f32 (cvt.f32.bf16 needs sm_90) */
-		kreg w = kb_reg(kb, K_B32);
-		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.u16 $r, [$r+$u];\n"
-		       "\tshl.b32 $r, $r, 16;\n\tmov.b32 $r, $r;\n", w, p, w, addr, off, w, w, x, w);
-	}
-	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, x, v);
+	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
+	gemm_add_c(kb, &c, p, addr, off, v);
 }
 
 static void store_vals(struct kb *kb, const struct ep *e, enum store_mode mode, kreg p0,
@@ -545,8 +512,8 @@ static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mo
 		for (unsigned h = 0; h < 2; h++) {
 			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n",
 			   row, e->row0, 16 * i + 8 * h, prow, row, c->m);
-			kreg ad = elem_addr(kb, e->gd, row, e->col0, e->ldd, es);
-			kreg ac = with_c ? elem_addr(kb, e->gc, row, e->col0, e->ldc, es) : ad;
+			kreg ad = gemm_elem_addr(kb, e->gd, row, e->col0, e->ldd, es);
+			kreg ac = with_c ? gemm_elem_addr(kb, e->gc, row, e->col0, e->ldc, es) : ad;
 			for (unsigned j = 0; j < 8; j++) {
 				unsigned off = 8 * j * es;
 				/* p0: element 0 inside, p1: both, ps: only element 0 */
@@ -586,9 +553,9 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "bm", "$u", g->bm);
 	kb_set(kb, "bn", "$u", g->bn);
 	kb_set(kb, "bk", "$u", g->bk);
-	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
-	kb_set(kb, "bn_log2", "$u", log2u(g->bn));
-	kb_set(kb, "bk_log2", "$u", log2u(g->bk));
+	kb_set(kb, "bm_log2", "$u", gemm_log2u(g->bm));
+	kb_set(kb, "bn_log2", "$u", gemm_log2u(g->bn));
+	kb_set(kb, "bk_log2", "$u", gemm_log2u(g->bk));
 	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
 	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
 	kb_set(kb, "bk_minus_1", "$u", g->bk - 1);

@@ -28,13 +28,6 @@
 #define MN_BOX 64u
 #define MN_BOX_BYTES (64u * SWIZZLE_BYTES)
 
-static unsigned log2u(unsigned v)
-{
-	unsigned l = 0;
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
 
 /* The wgmma form for one K step: m64 n<bn> k<16/8/32>, A and B from
  * shared memory, accumulating in acc. */
@@ -304,16 +297,6 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	}
 }
 
-/* Address of (row, col) in a row-major matrix at g with leading
- * dimension ld, into a fresh register. */
-static kreg elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize)
-{
-	kreg a = kb_reg(kb, K_B64), c = kb_reg(kb, K_B64);
-	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n"
-	       "\tshl.b64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
-	   a, row, ld, c, col, a, a, c, a, a, log2u(esize), a, a, g);
-	return a;
-}
 
 /* v = alpha * acc: in f32 (from an s32 accumulator converted first), or
  * in wrapping s32 arithmetic for s32 D. */
@@ -375,33 +358,11 @@ static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigne
 	   out, h, v, p, addr, off, h);
 }
 
-/* v += beta * C(addr+off), under p. */
+/* v += beta * C(addr+off), under p (gemm_epi.c; sm_90a has cvt.f32.bf16). */
 static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
 {
-	mmagen_type t = e->out;
-	if (t == MMAGEN_S32) {
-		kreg c = kb_reg(kb, K_B32);
-		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n"
-		       "\tmad.lo.s32 $r, $r, $r, $r;\n", c, p, c, addr, off, v, e->beta_i, c, v);
-		return;
-	}
-	kreg c = kb_reg(kb, K_F32);
-	ke(kb, "\tmov.f32 $r, 0f00000000;\n", c);
-	if (t == MMAGEN_F32) {
-		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, c, addr, off);
-	} else if (is_fp8(t)) {
-		/* FP8 -> f16 (exact) -> f32 */
-		kreg h = kb_reg(kb, K_B16), w = kb_reg(kb, K_B32), lo = kb_reg(kb, K_B16),
-		     hi = kb_reg(kb, K_B16);
-		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b8 $r, [$r+$u];\n"
-		       "\tcvt.rn.f16x2.$s $r, $r;\n\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n",
-		   h, p, h, addr, off, fp8x2(t), w, h, lo, hi, w, c, lo);
-	} else {
-		kreg h = kb_reg(kb, K_B16);
-		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.$t $r, $r;\n",
-		   h, p, h, addr, off, t, c, h);
-	}
-	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, c, v);
+	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 1 };
+	gemm_add_c(kb, &c, p, addr, off, v);
 }
 
 /* Chunks of D through shared memory: before filling a buffer, its last
@@ -474,9 +435,9 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 		   row[1], row[0], prow[0], row[0], e->m, prow[1], row[1], e->m);
 	for (int h = 0; h < 2; h++) {
 		if (!tma)
-			ad[h] = elem_addr(kb, e->gd, row[h], e->col, e->ldd, es);
+			ad[h] = gemm_elem_addr(kb, e->gd, row[h], e->col, e->ldd, es);
 		if (with_c)
-			ac[h] = elem_addr(kb, e->gc, row[h], e->col, e->ldc, es);
+			ac[h] = gemm_elem_addr(kb, e->gc, row[h], e->col, e->ldc, es);
 	}
 	for (unsigned j = 0; j < g->bn / 8; j++) {
 		if (tma && j % groups == 0)
@@ -631,8 +592,8 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "bm", "$u", g->bm);
 	kb_set(kb, "bn", "$u", g->bn);
 	kb_set(kb, "bk", "$u", g->bk);
-	kb_set(kb, "bm_log2", "$u", log2u(g->bm));
-	kb_set(kb, "bk_log2", "$u", log2u(g->bk));
+	kb_set(kb, "bm_log2", "$u", gemm_log2u(g->bm));
+	kb_set(kb, "bk_log2", "$u", gemm_log2u(g->bk));
 	kb_set(kb, "bm_minus_1", "$u", g->bm - 1);
 	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
 	kb_set(kb, "bk_minus_1", "$u", g->bk - 1);
