@@ -243,10 +243,12 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
+		--problem) COMPREPLY=();;
+		--sms) COMPREPLY=();;
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --path --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in

@@ -238,6 +238,41 @@ static int set_split(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
+/* gemm's --sms: 1 .. 1024 multiprocessors */
+static int set_sms(const struct cli_opt *opt, const char *v, void *dst)
+{
+	unsigned long x;
+	if (number(v, 1024, &x) || !x)
+		return cli_fail(CLI_USAGE, "bad %s %s; give 1 to 1024 multiprocessors, such as 132",
+				opt->name, cli_quote(v));
+	*AT(dst, opt, unsigned) = (unsigned)x;
+	return 0;
+}
+
+/* gemm's --problem MxNxK: the problem mmagen_gemm_choose picks for */
+static int set_problem(const struct cli_opt *opt, const char *v, void *dst)
+{
+	uint32_t *d = AT(dst, opt, uint32_t);
+	const char *s = v;
+	for (int i = 0; i < 3; i++) {
+		char part[16];
+		size_t n = strcspn(s, "x");
+		unsigned long x;
+		if (n == 0 || n >= sizeof part || (i < 2 && s[n] != 'x') || (i == 2 && s[n]))
+			goto bad;
+		memcpy(part, s, n);
+		part[n] = '\0';
+		if (number(part, 0x7fffffffUL, &x) || !x)
+			goto bad;
+		d[i] = (uint32_t)x;
+		s += n + (i < 2);
+	}
+	return 0;
+bad:
+	return cli_fail(CLI_USAGE, "bad %s %s; give MxNxK, each 1 to 2^31-1, such as 16x4096x4096",
+			opt->name, cli_quote(v));
+}
+
 /* gemm's --quant: a block-scaled format (mmagen_qformat) */
 static int set_qformat(const struct cli_opt *opt, const char *v, void *dst)
 {
@@ -449,6 +484,11 @@ static const struct cli_opt options[] = {
 	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
 	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
 	   "on the wgmma path"),
+	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
+	   "sm_90a: choose the tile N, cluster and split-K that the options leave open for this "
+	   "problem (as run gemm does; mmagen_gemm_choose); the kernel still runs any shape"),
+	FN("--sms", "N", C(GEMM), "GEMM", set_sms, gemm.sms, NULL,
+	   "the multiprocessors --problem chooses for (default 132: H100/H200 SXM)"),
 	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
 	   "sm_120a: block-scaled A and B in this `mmagen quantize` format, its scales per K "
 	   "block (--a/--b give the element types; default: kind::f8f6f4, no scales)"),

@@ -37,6 +37,8 @@ struct opts {
 		unsigned acc, out, layout, tile_m, tile_n, stages, cluster, group;
 		unsigned path, split_k;
 		unsigned quant;      /* --quant: mmagen_qformat */
+		uint32_t problem[3]; /* --problem MxNxK: choose for it; 0: not given */
+		unsigned sms;        /* --sms: multiprocessors for --problem (default 132) */
 	} gemm;
 	struct run_gemm_opts rg;     /* run gemm */
 	const char *quant;           /* plan --quant */

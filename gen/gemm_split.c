@@ -8,17 +8,90 @@
 #include <assert.h>
 #include <stddef.h>
 
-/* The automatic S: at most AUTO_MAX slices, each at least `stages` K
- * blocks long, chosen by a cost in K-block times (one K block of a tile
- * on one SM): waves * (K blocks per slice + FILL) + REDUCE * S * rows /
- * tile_m, where waves = ceil(units * S / SMs), FILL is the pipeline's
- * start and the epilogue, and REDUCE the last CTA's read of one partial
- * tile of tile_m rows (a K block reads 48 KiB from L2 and computes; a
- * partial of 128 x 256 f32 is 128 KiB through one SM's port: about two).
- * rows = min(M, tile_m): small M stores and reads only its rows. */
+/* The cost model behind the automatic S (mmagen_gemm_split_for) and the
+ * shape's choice of tile N, cluster and S (mmagen_gemm_choose), fitted to
+ * bf16 runs on the H200 (squares 1024-2048, M 16 and 128 of the LLM
+ * shapes, every tile N 64/128/256 x cluster 1/2 x S 1/2/4/8; the model's
+ * picks were 7% slower than the fastest on average, the old rule's up
+ * to 3x).  Times in ns:
+ *   unit  = LATENCY + K blocks per unit * max(compute, load)
+ *   compute: the rows that are inside M (whole warpgroups of 64) times
+ *            tile N times tile K, at SM_FLOPS per ns (per type class)
+ *   load:   A's rows inside M and B's tile (half of it with a cluster,
+ *            the other CTA multicasts the rest) per K block, at
+ *            min(SM_BW, GPU_BW / busy CTAs) bytes per ns
+ *   total = waves * unit + (S > 1: the last CTA's read of S partial
+ *            tiles at SM_BW, and SPLIT_SYNC for the handshake).
+ * The constants were fitted to the ranking of the measured choices
+ * (mean loss of the picks 7%), not to the absolute times.
+ * Split-K is only ever chosen for one wave of units: every further wave
+ * repeats the partial store, its release and the counter's round trip
+ * (2048^3 with S 8 in 8 waves ran 28x slower than unsplit). */
 #define AUTO_MAX 16u
-#define FILL 2u
-#define REDUCE 2u
+#define LATENCY 1000.0          /* ns per unit: pipeline fill, epilogue */
+#define SPLIT_SYNC 10000.0      /* ns: partial stores, release, counter, reads */
+#define SM_BW 30.0              /* bytes per ns that one CTA streams */
+#define GPU_BW 4000.0           /* bytes per ns of the whole GPU */
+
+static double sm_flops(unsigned ea)
+{
+	return ea == 1 ? 8000.0 : ea == 4 ? 2000.0 : 4000.0;   /* per ns */
+}
+
+struct cost_in {
+	uint64_t m, n, k;
+	unsigned tile_m, tile_n, tile_k, cluster, ea, eb, sms;
+};
+
+static uint64_t cdiv(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Estimated ns for S slices; *units_out: the work units */
+static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
+{
+	uint64_t cl = c->cluster ? c->cluster : 1;
+	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
+	uint64_t kblocks = cdiv(c->k, c->tile_k);
+	if (s > kblocks)
+		s = (unsigned)kblocks;
+	uint64_t units = tiles * s, busy = units < c->sms ? units : c->sms;
+	uint64_t waves = cdiv(units, c->sms), per_unit = cdiv(kblocks, s);
+	uint64_t rows = c->m < c->tile_m ? c->m : c->tile_m;
+	double crows = (double)(cdiv(rows, 64) * 64);
+	double compute = crows * c->tile_n * c->tile_k * 2.0 / sm_flops(c->ea);
+	double bw = GPU_BW / (double)busy < SM_BW ? GPU_BW / (double)busy : SM_BW;
+	double load = ((double)rows * c->tile_k * c->ea +
+		       (double)c->tile_n * c->tile_k * c->eb / (double)cl) / bw;
+	double t = (double)waves * (LATENCY + (double)per_unit * (compute > load ? compute : load));
+	if (s > 1)
+		t += SPLIT_SYNC + (double)s * (double)rows * c->tile_n * 4.0 / SM_BW;
+	*units_out = units;
+	return t;
+}
+
+/* The best S for a fixed kernel: at most AUTO_MAX slices, each at least
+ * `stages` K blocks, one wave of units when S > 1; ties keep the smaller
+ * S.  *t_out: its estimated ns. */
+static unsigned best_split(const struct cost_in *c, unsigned stages, double *t_out)
+{
+	uint64_t kblocks = cdiv(c->k, c->tile_k), units;
+	uint64_t most = kblocks / (stages ? stages : 1);
+	unsigned best = 1;
+	double best_t = cost(c, 1, &units);
+	if (most > AUTO_MAX)
+		most = AUTO_MAX;
+	for (unsigned s = 2; s <= most; s++) {
+		double t = cost(c, s, &units);
+		if (units > c->sms)
+			break;
+		if (t < best_t)
+			best = s, best_t = t;
+	}
+	*t_out = best_t;
+	return best;
+}
 
 unsigned gemm_split_slices(unsigned splits, unsigned kblocks)
 {
@@ -73,28 +146,100 @@ static uint64_t cta_tiles(const mmagen_gemm_info *i, uint32_t m, uint32_t n)
 	return (rows + cl - 1) / cl * cl * (((uint64_t)n + i->tile_n - 1) / i->tile_n);
 }
 
+static struct cost_in cost_of(const mmagen_gemm_info *i, uint32_t m, uint32_t n, uint32_t k,
+			      unsigned sms)
+{
+	return (struct cost_in){ .m = m, .n = n, .k = k, .tile_m = i->tile_m,
+				 .tile_n = i->tile_n, .tile_k = i->tile_k,
+				 .cluster = i->cluster[0] ? i->cluster[0] : 1,
+				 .ea = i->elem_bytes_a ? i->elem_bytes_a : 1,
+				 .eb = i->elem_bytes_b ? i->elem_bytes_b : 1, .sms = sms };
+}
+
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms)
 {
 	if (!is_split_kernel(info) || !m || !n || !k || !sms)
 		return 1;
-	uint64_t cl = info->cluster[0] ? info->cluster[0] : 1;
-	uint64_t units = cta_tiles(info, m, n) / cl;     /* per cluster */
-	uint64_t slots = sms / cl ? sms / cl : 1;
-	uint64_t kblocks = ((uint64_t)k + info->tile_k - 1) / info->tile_k;
-	uint64_t most = kblocks / (info->stages ? info->stages : 1);
-	uint64_t rows = m < info->tile_m ? m : info->tile_m, best = 1, best_cost = 0;
-	if (most > AUTO_MAX)
-		most = AUTO_MAX;
-	/* costs scaled by tile_m to stay in integers; ties keep the smaller S */
-	for (uint64_t s = 1; s == 1 || s <= most; s++) {
-		uint64_t waves = (units * s + slots - 1) / slots;
-		uint64_t cost = waves * ((kblocks + s - 1) / s + FILL) * info->tile_m +
-				(s > 1 ? REDUCE * s * rows : 0);
-		if (s == 1 || cost < best_cost)
-			best = s, best_cost = cost;
+	struct cost_in c = cost_of(info, m, n, k, sms);
+	double t;
+	return best_split(&c, info->stages, &t);
+}
+
+/* The wgmma path's candidates: tile N 64, 128 and the type's widest (256,
+ * FP8 192), cluster 1 or 2, S by best_split; each one the generator
+ * takes (mmagen_gemm_info_of) and of the least estimated time.  Cluster
+ * 2 only where the tiles make three waves or more: it saves L2 traffic
+ * and energy on long runs (8192^3 0.913 vs 0.900 of cuBLASLt) but a
+ * short grid loses more to pairing (1024^3 0.80 vs 0.88; with M <= 128
+ * the second CTA's rows are all outside M). */
+mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
+				 unsigned sms)
+{
+	mmagen_gemm_info info = { .size = sizeof info };
+	mmagen_status st;
+	if (!req)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_gemm_choose: NULL request");
+	if (!m || !n || !k || !sms)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"mmagen_gemm_choose: M, N, K and the multiprocessors are at least 1 (M %u, N %u, K %u, sms %u)",
+			m, n, k, sms);
+	if ((st = mmagen_gemm_info_of(req, &info)))
+		return st;
+	if (info.path != MMAGEN_GEMM_PATH_WGMMA)
+		return MMAGEN_OK;              /* the request's own choices stand */
+	unsigned wide = info.elem_bytes_a == 1 && info.elem_bytes_b == 1 &&
+			(req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2) ? 192 : 256;
+	const unsigned tiles[] = { 64, 128, wide };
+	mmagen_gemm_request best = *req;
+	double best_t = 0;
+	int found = 0;
+	for (unsigned t = 0; t < 3; t++) {
+		if (req->tile_n && req->tile_n != tiles[t])
+			continue;
+		for (unsigned cl = 1; cl <= 2; cl++) {
+			if (req->cluster && req->cluster != cl)
+				continue;
+			mmagen_gemm_request r = *req;
+			r.tile_n = tiles[t];
+			r.cluster = cl;
+			r.split_k = 1;
+			if (mmagen_gemm_info_of(&r, &info))
+				continue;      /* not one this generator takes */
+			struct cost_in c = cost_of(&info, m, n, k, sms);
+			uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
+			if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
+				continue;
+			/* the S asked for (auto: the kernel's own at run time,
+			 * estimated here), else the best; f16 accumulators have
+			 * no split kernel */
+			uint64_t units;
+			double tt;
+			unsigned s = req->split_k;
+			if (!s || s == MMAGEN_GEMM_SPLIT_AUTO) {
+				unsigned b = best_split(&c, info.stages, &tt);
+				if (!s)
+					s = req->acc == MMAGEN_F16 ? 1 : b;
+			}
+			tt = cost(&c, s == MMAGEN_GEMM_SPLIT_AUTO ? best_split(&c, info.stages, &tt) : s,
+				  &units);
+			r.split_k = s;
+			/* ties go to cluster 2 and the wider tile: more reuse of
+			 * what was loaded */
+			if (!found || tt < best_t ||
+			    (tt == best_t && (cl > best.cluster || r.tile_n > best.tile_n)))
+				best = r, best_t = tt, found = 1;
+		}
 	}
-	return (unsigned)best;
+	if (!found)
+		return MMAGEN_OK;
+	if (!req->tile_n)
+		req->tile_n = best.tile_n;
+	if (!req->cluster)
+		req->cluster = best.cluster;
+	if (!req->split_k)
+		req->split_k = best.split_k;
+	return MMAGEN_OK;
 }
 
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,

@@ -216,6 +216,12 @@ int cmd_gemm(struct opts *o)
 
 	if ((rc = gemm_request(o, "gemm", 1, &r)))
 		return rc;
+	if (o->gemm.sms && !o->gemm.problem[0])
+		return cli_fail(CLI_USAGE, "--sms says which GPU --problem chooses for; give --problem MxNxK too");
+	if (o->gemm.problem[0] &&
+	    mmagen_gemm_choose(&r, o->gemm.problem[0], o->gemm.problem[1], o->gemm.problem[2],
+			       o->gemm.sms ? o->gemm.sms : 132))
+		return cli_lib_fail(1, NULL);
 	if (mmagen_gemm_emit(&r, (mmagen_format)o->format, &text, &len))
 		return cli_lib_fail(1, NULL);
 	rc = write_out(o, text, len);

@@ -878,6 +878,27 @@ static int apply_tuned(struct gpu *g, mmagen_gemm_request *r)
 	return 0;
 }
 
+/* Neither the request nor a tuned choice fixed the tile N, cluster or
+ * split-K: the shape's choice (mmagen_gemm_choose), said on stderr. */
+static int apply_chosen(struct gpu *g, mmagen_gemm_request *r)
+{
+	const struct rg_problem *p = g->p;
+	unsigned sms = device_sms(g->ctx);
+	if (g->info.path != MMAGEN_GEMM_PATH_WGMMA || r->tile_n || r->cluster || r->split_k || !sms)
+		return 0;
+	mmagen_gemm_request c = *r;
+	mmagen_gemm_info info = { .size = sizeof info };
+	if (mmagen_gemm_choose(&c, p->m, p->n, p->k, sms) || mmagen_gemm_info_of(&c, &info))
+		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+	*r = c;
+	g->info = info;
+	fprintf(stderr, "mmagen: run gemm: chosen for %u x %u x %u on %u SMs: --tile %ux%u --cluster %u"
+		" --split-k %u (give --tile, --cluster or --split-k to choose yourself)\n",
+		p->m, p->n, p->k, sms, info.tile_m, info.tile_n, info.cluster[0],
+		c.split_k ? c.split_k : 1);
+	return 0;
+}
+
 /* What --tune cannot do, said before the driver is touched: 0 or 2. */
 static int tune_usage(const mmagen_gemm_request *r, const mmagen_gemm_info *info)
 {
@@ -1122,6 +1143,8 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	}
 	g.p = &d.p;
 	if (o->tune ? (rc = tune(&g, &r, &d, o)) != 0 : (rc = apply_tuned(&g, &r)) != 0)
+		goto out;
+	if (!o->tune && (rc = apply_chosen(&g, &r)) != 0)
 		goto out;
 	rc = 1;
 	if (setup_split(&g, &r) || prepare_kernel(&g, &r))

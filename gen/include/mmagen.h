@@ -836,10 +836,23 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
  * is 0 or the kernel is not the wgmma split-K kernel; else the S of
  * lowest estimated time (waves of (tile, K slice) units, slice length,
  * and the last CTA's reading of S partial tiles), each slice at least
- * `stages` K blocks, at most 16 slices: 1 when the tiles fill the GPU. */
+ * `stages` K blocks, at most 16 slices, and only one wave of units when
+ * S > 1: 1 when the tiles fill the GPU. */
 MMAGEN_API
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms);
+/* The wgmma path's choice for an M x N x K problem on a GPU of `sms`
+ * multiprocessors: fills those of tile_n, cluster and split_k that the
+ * request leaves 0 with the ones of least estimated time (tile N 64, 128
+ * or the widest; cluster 2 only for three waves of tiles or more; split-K
+ * for one wave of (tile, K slice) units where the tiles alone leave SMs
+ * idle; the model is mmagen_gemm_split_for's).  Only choices the
+ * generator takes; other paths and fields are left as they are.  What
+ * `mmagen gemm --problem MxNxK` and `mmagen run gemm` (without --tile,
+ * --cluster, --split-k or a --tune'd choice) use. */
+MMAGEN_API
+mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
+				 unsigned sms);
 /* The bytes of the split-K kernel's workspace and counters for M x N and
  * S slices: tiles = ceil(ceil(M/tile_m)/cluster) * cluster * ceil(N/tile_n);
  * workspace = tiles * S * tile_m * tile_n * 4, counters = tiles * 2 * 4

@@ -174,22 +174,28 @@ static unsigned split_for(mmagen_type a, unsigned cluster, unsigned split, unsig
 }
 
 /* bf16: tile 128 x 256 x 64, 4 stages; e4m3: 128 x 128 x 128, 6 stages.
- * The cost of S in K-block times (gemm_split.c): waves * (ceil(KB/S) + 2)
- * + 2 * S * min(M, 128) / 128 for S > 1, waves = ceil(units * S / SMs),
- * S <= KB / stages and <= 16, the cheapest S (the smaller on a tie). */
+ * The model (gemm_split.c), in ns: waves * (1000 + ceil(KB/S) *
+ * max(compute, load)) + (S > 1: 10000 + S * rows * tile N * 4 / 30), with
+ * compute = warpgroup rows inside M * tile N * tile K * 2 / 4000 (bf16),
+ * load = (rows * tile K * 2 + tile N * tile K * 2 / cluster) / min(30,
+ * 4000 / busy CTAs), rows = min(M, 128); S <= KB / stages, <= 16, and one
+ * wave of units when S > 1; the cheapest S, the smaller on a tie.  The
+ * figures were worked out with an independent script of that model. */
 static void test_split_for(void)
 {
 	const unsigned A = MMAGEN_GEMM_SPLIT_AUTO;
-	/* 16 tiles, 64 K blocks, 16 rows: S 8: 1 wave, 8 + 2 + 0.25 * 8 = 12
-	 * (S 4: 19; S 9: 2 waves) */
+	/* 16 tiles, 64 K blocks, 16 rows: load-bound at 30 B/ns (34.1 us
+	 * per 64 blocks); S 8: 1000 + 8 * 1092 + 10000 + 8 * 546 = 24.1 us
+	 * (S 4: 30.6; S 9: 128 + 16 units, 2 waves) */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 8);
-	/* 128 rows: S 4: 16+2+8 = 26, 5: 13+2+10 = 25, 6: 11+2+12 = 25, 7: 26 */
+	/* 128 rows: S 5: 13 blocks of 1638 ns + 1000 + 10000 + 5 * 4369 = 54.1
+	 * us; S 4: 54.7, S 6: 55.2 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 5);
-	/* 224 K blocks: S 8: 28+2+16 = 46; 7: 32+2+14 = 48; 9: 2 waves */
+	/* 224 K blocks: S 8 (128 units) beats 7; S 9: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
-	/* 56 tiles: S 2: 32+2+0.5; S 3: 2 waves, 48.75 */
+	/* 56 tiles: S 2 (112 units); S 3: 168 units, 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 2);
-	/* 512 tiles: S 1: 4 waves * 66 = 264; S 2: 8 * 34 + 4 = 276 */
+	/* 512 tiles: more than a wave already: S 1 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 4096, 4096, 4096, 132) == 1);
 	/* no SMs known; one K block */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 0) == 1);
@@ -198,14 +204,90 @@ static void test_split_for(void)
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 4096, 132) == 16);
 	/* K 1000: 16 blocks / 4 stages = 4 at most */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 1000, 132) == 4);
-	/* e4m3: 32 tiles, 32 K blocks, at most 5: S 4: 8+2+1 = 11; S 5: 2 waves */
+	/* e4m3: 32 tiles, 32 K blocks, at most 5: S 4 (128 units); S 5: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_E4M3, 1, A, 16, 4096, 4096, 132) == 4);
-	/* clusters: 16 pairs over 66 slots: S 4: 64 units, 16+2+1; S 5: 2 waves */
+	/* clusters: 32 CTA tiles, S 4: 128 units; S 5: 160, 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 2, A, 16, 4096, 4096, 132) == 4);
 	/* a fixed S kernel is still advised; the plain kernel: 1 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 3, 16, 4096, 4096, 132) == 8);
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 1, 16, 4096, 4096, 132) == 1);
 	CHECK_EXPR(mmagen_gemm_split_for(NULL, 16, 4096, 4096, 132) == 1);
+}
+
+static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, unsigned n,
+				  unsigned k)
+{
+	mmagen_gemm_request r = req(a, out, 0);
+	CHECK(mmagen_gemm_choose(&r, m, n, k, 132) == MMAGEN_OK, "choose %ux%ux%u: %s", m, n, k,
+	      mmagen_last_error());
+	return r;
+}
+
+/* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
+ * tile N 64, 8192^3 with cluster 2, small M with split-K), and its rules
+ * over many shapes: only open fields filled, a choice the generator
+ * takes, cluster 2 only with three waves of tiles, split-K only in one
+ * wave, none with f16 accumulators or on the mma.sync path. */
+static void test_choose(void)
+{
+	static const unsigned ms[] = { 1, 16, 100, 128, 129, 1000, 2048, 4096, 8192 };
+	static const unsigned ns[] = { 8, 200, 1024, 4096, 14336 };
+	static const unsigned ks[] = { 8, 64, 1000, 4096, 14336 };
+	static const mmagen_type types[] = { MMAGEN_BF16, MMAGEN_TF32, MMAGEN_E4M3, MMAGEN_S8 };
+	mmagen_gemm_request r = chosen(MMAGEN_BF16, MMAGEN_BF16, 1024, 1024, 1024);
+	CHECK(r.tile_n == 64 && r.cluster == 1 && r.split_k == 1, "1024^3: %u/%u/%u", r.tile_n,
+	      r.cluster, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 8192, 8192, 8192);
+	CHECK(r.tile_n == 256 && r.cluster == 2 && r.split_k == 1, "8192^3: %u/%u/%u", r.tile_n,
+	      r.cluster, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 4096);
+	CHECK(r.cluster == 1 && r.split_k > 1, "16x4096x4096: %u/%u/%u", r.tile_n, r.cluster,
+	      r.split_k);
+	r = chosen(MMAGEN_E4M3, MMAGEN_BF16, 8192, 8192, 8192);
+	CHECK(r.tile_n == 192 && r.cluster == 2, "e4m3 8192^3: %u/%u", r.tile_n, r.cluster);
+
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned a = 0; a < 9; a++)
+			for (unsigned b = 0; b < 5; b++)
+				for (unsigned c = 0; c < 5; c++) {
+					mmagen_type ty = types[t];
+					unsigned m = ms[a], n = ns[b], k = ks[c];
+					r = chosen(ty, ty == MMAGEN_S8 ? MMAGEN_S32 : MMAGEN_BF16, m, n, k);
+					mmagen_gemm_info i = { .size = sizeof i };
+					int ok = mmagen_gemm_info_of(&r, &i) == MMAGEN_OK;
+					unsigned long long tiles = ceil_div(m, 128) * (unsigned long long)ceil_div(n, r.tile_n);
+					unsigned kb = ceil_div(k, i.tile_k);
+					unsigned s = r.split_k < kb ? r.split_k : kb;
+					CHECK(ok && r.tile_n && r.cluster && r.split_k &&
+					      (r.cluster == 1 || tiles >= 3 * 132) &&
+					      (s <= 1 || tiles * s <= 132) && r.tile_m == 0 && r.stages == 0,
+					      "%s %ux%ux%u: tile N %u cluster %u split %u (%s)",
+					      mmagen_type_name(ty), m, n, k, r.tile_n, r.cluster,
+					      r.split_k, ok ? "ok" : mmagen_last_error());
+				}
+	/* what the request fixed stays; f16 accumulators: no split */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.tile_n = 256;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 256 &&
+	      r.split_k > 1, "fixed tile: %u/%u", r.tile_n, r.split_k);
+	r = req(MMAGEN_F16, MMAGEN_F16, 0);
+	r.acc = MMAGEN_F16;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.split_k == 1,
+	      "acc f16: split %u", r.split_k);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.layout = MMAGEN_GEMM_NT;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && r.cluster == 1 &&
+	      r.tile_n % 64 == 0, "nt: cluster %u tile %u", r.cluster, r.tile_n);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && !r.tile_n &&
+	      !r.cluster && !r.split_k, "mma.sync: untouched");
+	/* bad input: one line, nothing changed */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	CHECK(mmagen_gemm_choose(&r, 0, 4096, 4096, 132) == MMAGEN_INVALID_ARGUMENT &&
+	      strstr(mmagen_last_error(), "at least 1") && !r.tile_n, "M 0: %s", mmagen_last_error());
+	CHECK_EXPR(mmagen_gemm_choose(&r, 16, 16, 16, 0) == MMAGEN_INVALID_ARGUMENT);
+	CHECK_EXPR(mmagen_gemm_choose(NULL, 16, 16, 16, 132) == MMAGEN_INVALID_ARGUMENT);
 }
 
 static void test_buffers(void)
@@ -241,6 +323,7 @@ int main(void)
 	test_units();
 	test_request();
 	test_split_for();
+	test_choose();
 	test_buffers();
 	return check_summary();
 }
