@@ -174,23 +174,23 @@ static unsigned split_for(mmagen_type a, unsigned cluster, unsigned split, unsig
 }
 
 /* bf16: tile 128 x 256 x 64, 4 stages; e4m3: 128 x 128 x 128, 6 stages.
- * The model (gemm_split.c), in ns: waves * (1000 + ceil(KB/S) *
- * max(compute, load)) + (S > 1: 10000 + S * rows * tile N * 4 / 30), with
- * compute = warpgroup rows inside M * tile N * tile K * 2 / 4000 (bf16),
- * load = (rows * tile K * 2 + tile N * tile K * 2 / cluster) / min(30,
- * 4000 / busy CTAs), rows = min(M, 128); S <= KB / stages, <= 16, and one
+ * The model (gemm_split.c), in ns: waves * (500 + ceil(KB/S) *
+ * max(compute, load)) + (S > 1: 10000 + S * rows * tile N * 4 / 15), with
+ * compute = warpgroup rows inside M * tile N * tile K * 2 / 3000 (bf16),
+ * load = (rows * tile K * 2 + tile N * tile K * 2 / cluster) / min(20,
+ * 3000 / busy CTAs), rows = min(M, 128); S <= KB / stages, <= 16, and one
  * wave of units when S > 1; the cheapest S, the smaller on a tie.  The
  * figures were worked out with an independent script of that model. */
 static void test_split_for(void)
 {
 	const unsigned A = MMAGEN_GEMM_SPLIT_AUTO;
-	/* 16 tiles, 64 K blocks, 16 rows: load-bound at 30 B/ns (34.1 us
-	 * per 64 blocks); S 8: 1000 + 8 * 1092 + 10000 + 8 * 546 = 24.1 us
-	 * (S 4: 30.6; S 9: 128 + 16 units, 2 waves) */
+	/* 16 tiles, 64 K blocks, 16 rows: load-bound at 20 B/ns (1638 ns a
+	 * block); S 8: 500 + 8 * 1638 + 10000 + 8 * 1092 = 32.3 us (S 4:
+	 * 26.7 + 14.4 = 41.1; S 9: 128 + 16 units, 2 waves) */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 8);
-	/* 128 rows: S 5: 13 blocks of 1638 ns + 1000 + 10000 + 5 * 4369 = 54.1
-	 * us; S 4: 54.7, S 6: 55.2 */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 5);
+	/* 128 rows: S 4: 500 + 16 * 2458 + 10000 + 4 * 8738 = 84.8 us; S 3:
+	 * 90.8; S 5: 86.1 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 4);
 	/* 224 K blocks: S 8 (128 units) beats 7; S 9: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
 	/* 56 tiles: S 2 (112 units); S 3: 168 units, 2 waves */
