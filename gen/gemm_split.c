@@ -192,13 +192,13 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 		return MMAGEN_OK;              /* the request's own choices stand */
 	unsigned wide = info.elem_bytes_a == 1 && info.elem_bytes_b == 1 &&
 			(req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2) ? 192 : 256;
-	const unsigned tiles[] = { 64, 128, wide };
+	/* a tile N the request fixed is the only one */
+	const unsigned tiles[] = { req->tile_n ? req->tile_n : 64, 128, wide };
+	const unsigned ntiles = req->tile_n ? 1 : 3;
 	mmagen_gemm_request best = *req;
 	double best_t = 0;
 	int found = 0;
-	for (unsigned t = 0; t < 3; t++) {
-		if (req->tile_n && req->tile_n != tiles[t])
-			continue;
+	for (unsigned t = 0; t < ntiles; t++) {
 		for (unsigned cl = 1; cl <= 2; cl++) {
 			if (req->cluster && req->cluster != cl)
 				continue;
@@ -226,10 +226,11 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 			tt = cost(&c, s == MMAGEN_GEMM_SPLIT_AUTO ? best_split(&c, info.stages, &tt) : s,
 				  &units);
 			r.split_k = s;
-			/* ties go to cluster 2 and the wider tile: more reuse of
-			 * what was loaded */
+			/* ties go to cluster 2, then to the wider tile: more
+			 * reuse of what was loaded */
 			if (!found || tt < best_t ||
-			    (tt == best_t && (cl > best.cluster || r.tile_n > best.tile_n)))
+			    (tt == best_t && (cl > best.cluster ||
+					      (cl == best.cluster && r.tile_n > best.tile_n))))
 				best = r, best_t = tt, found = 1;
 		}
 	}

@@ -737,7 +737,9 @@ typedef struct mmagen_gemm_request {
 	mmagen_type out;      /* D (and C) */
 	unsigned layout;      /* MMAGEN_GEMM_* */
 	unsigned tile_m, tile_n, stages, group;  /* 0: the generator's choice */
-	unsigned cluster;     /* CTAs per cluster: 1, or 2 (B multicast); 0: 1 */
+	unsigned cluster;     /* CTAs per cluster: 1, or 2 (B multicast); 0: the
+			       * generator's default (sm_90a: 2, 1 for an
+			       * N-major B; mma.sync: 1) */
 	unsigned path;        /* MMAGEN_GEMM_PATH_*: 0 picks by target */
 	unsigned split_k;     /* mma.sync path: K split over this many CTAs,
 			       * summed by f32/s32 atomics into D; 0: 1.

@@ -321,7 +321,7 @@ static const char mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_ptx[] 
 	"\tmul.lo.u32 %n0, %tn, 64;\n"
 	"\t// tile origin end\n"
 	"\tmad.lo.u32 %m0, %rank, 128, %m0;\n"
-	"\t// a warpgroup whose 64 rows all lie at or below M computes nothing\n"
+	"\t// a warpgroup whose 64 rows all lie at or past row M computes nothing\n"
 	"\t// (small M: half the tensor work); it still waits for every stage and\n"
 	"\t// releases it, so the barriers' phases stay as they are\n"
 	"\tsub.u32 %t, %wg, 1;\n"

@@ -19,6 +19,12 @@ pass=0 fail=0
 # all) runs only those parts; "stores" counts the D store paths of the
 # parts run before it
 want() { [ -z "${SECTIONS:-}" ] && return 0; case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
+for s in ${SECTIONS:-}; do
+	case $s in
+	mixes | tiles | layouts | split | stores | mmasync | saveload) ;;
+	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split stores mmasync saveload" >&2; exit 2 ;;
+	esac
+done
 step() {
 	"$mm" run gemm --arch sm_90a --seed "$seed" --check "$@" </dev/null >"$tmp/log" 2>&1
 	rc=$?
@@ -202,13 +208,20 @@ while read -r ab bb out w; do
 done <"$tmp/mixes"
 # shellcheck disable=SC2086
 {
+c0=$(grep -c '^mmagen: run gemm: chosen for .* --split-k [2-9]' "$tmp/all" 2>/dev/null)
 step --a bf16 --b bf16 --out bf16 --m 16 --n 4096 --k 4096
 step --a bf16 --b bf16 --out f32 --m 128 --n 4096 --k 14336 --beta 1
+step --a tf32 --b tf32 --out f32 --m 16 --n 4096 --k 14336 --alpha 0.5
 step --a e4m3 --b e4m3 --out bf16 --m 16 --n 14336 --k 4096 --alpha 0.5
 step --a s8 --b s8 --out s32 --m 128 --n 4096 --k 4096 --split-k 16 --alpha 2 --beta -1
 step --a tf32 --b tf32 --out f32 --m 300 --n 200 --k 4096 --split-k 256 --tile 128x64
 step --a f16 --b f16 --out f16 --m 77 --n 1000 --k 2000 --split-k 5 --tile 128x128 --cluster 2 --stages 3
 }
+# run gemm's own choice (mmagen_gemm_choose) split the three small-M runs
+chosen=$(($(grep -c '^mmagen: run gemm: chosen for .* --split-k [2-9]' "$tmp/all" 2>/dev/null) - ${c0:-0}))
+echo "split-K chosen by run gemm: $chosen of 3 small-M runs"
+if [ "$chosen" -eq 3 ]; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: run gemm should have chosen split-K for M 16 and 128 with K 4096 and 14336"; fi
 # at least three split runs per mix here (K below one block does not split)
 splits=$(($(grep -c '^PASS.*split-K' "$tmp/all" 2>/dev/null) - ${s0:-0}))
 echo "split-K: $splits runs passed"
@@ -231,8 +244,8 @@ fi
 if want stores; then
 # D through TMA stores (aligned D) and directly (N * elem_bytes not a
 # multiple of 16) must both have run above
-tma=$(grep -c 'D stored through its tensor map' "$tmp/all" 2>/dev/null)
-direct=$(grep -c 'D stored directly' "$tmp/all" 2>/dev/null)
+tma=$(grep -c 'D stored through its tensor map' "$tmp/all" 2>/dev/null) || tma=0
+direct=$(grep -c 'D stored directly' "$tmp/all" 2>/dev/null) || direct=0
 echo "D stores: $tma runs through TMA, $direct direct"
 if [ "$tma" -gt 0 ] && [ "$direct" -gt 0 ]; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: both D store paths should have run"; fi

@@ -270,6 +270,12 @@ static void test_choose(void)
 	r.tile_n = 256;
 	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 256 &&
 	      r.split_k > 1, "fixed tile: %u/%u", r.tile_n, r.split_k);
+	/* a fixed tile N outside 64/128/widest is still the one, and the open
+	 * fields are filled (M 16: cluster 1, split) */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.tile_n = 192;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 192 &&
+	      r.cluster == 1 && r.split_k > 1, "tile 192: %u/%u/%u", r.tile_n, r.cluster, r.split_k);
 	r = req(MMAGEN_F16, MMAGEN_F16, 0);
 	r.acc = MMAGEN_F16;
 	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.split_k == 1,
