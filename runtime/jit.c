@@ -19,12 +19,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -159,6 +161,48 @@ static void *read_all(const char *path, size_t *len, size_t cap)
 	return buf;
 }
 
+/* Seconds ptxas may take: $MMART_PTXAS_TIMEOUT (1 .. 86400), else 300
+ * (the largest GEMM compiles in about a second). */
+static unsigned ptxas_timeout(void)
+{
+	const char *e = getenv("MMART_PTXAS_TIMEOUT");
+	char *end;
+	unsigned long v;
+	if (!e || !*e)
+		return 300;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	return errno || *end || v < 1 || v > 86400 ? 300 : (unsigned)v;
+}
+
+/* Wait for the child, at most `seconds`: NULL with its status, or why
+ * not.  Polled (1 ms growing to 10 ms) so that a hung ptxas is killed;
+ * with SIGCHLD ignored the status is lost (ECHILD) and the cubin cannot
+ * be trusted: the caller then falls back to the driver. */
+static const char *wait_child(pid_t pid, unsigned seconds, int *status)
+{
+	struct timespec start, now, nap = { 0, 1000000 };
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return NULL;
+		if (r < 0 && errno != EINTR)
+			return errno == ECHILD ? "exit status lost (SIGCHLD is ignored in this process)"
+					       : "waitpid failed";
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)seconds) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return "killed after $MMART_PTXAS_TIMEOUT seconds (default 300)";
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 10000000)
+			nap.tv_nsec += 1000000;
+	}
+}
+
 /* mmart_compile_fn: ptxas -arch=<arch> in.ptx -o out.cubin in a private
  * temporary directory, removed afterwards.  user: struct mmart_ptxas. */
 mmart_status mmart_ptxas_compile(void *user, const char *ptx, void **cubin, size_t *size,
@@ -195,17 +239,24 @@ mmart_status mmart_ptxas_compile(void *user, const char *ptx, void **cubin, size
 		snprintf(log, logsize, "cannot run %s", px->path);
 		goto out;
 	}
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	int rc = posix_spawn(&pid, px->path, &fa, NULL, argv, environ);
+	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, err, O_WRONLY | O_CREAT | O_TRUNC,
+						      0600);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (!rc)
+		rc = posix_spawn(&pid, px->path, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
 		snprintf(log, logsize, "cannot run %s: %s", px->path, strerror(rc));
 		goto out;
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	const char *why = wait_child(pid, ptxas_timeout(), &st);
+	if (why) {
+		snprintf(log, logsize, "%s %s: %s", px->path, archopt, why);
+		goto out;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		size_t n = 0;
 		char *msg = read_all(err, &n, 1 << 16);

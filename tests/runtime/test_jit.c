@@ -7,7 +7,9 @@
 #include "internal.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -143,6 +145,26 @@ static void test_compile(void)
 	CHECK(s == MMART_JIT && strstr(log, "something is wrong") && !cubin,
 	      "failing ptxas: %d %s", (int)s, log);
 	CHECK(dir_entries(tmp, "mmart-ptxas-") == 0, "temporary directory left behind (failure)");
+
+	/* a hung ptxas is killed after $MMART_PTXAS_TIMEOUT seconds */
+	script(fake, "exec sleep 30\n");
+	setenv("MMART_PTXAS_TIMEOUT", "1", 1);
+	time_t t0 = time(NULL);
+	s = mmart_ptxas_compile(&px, ptx, &cubin, &size, log, sizeof log);
+	time_t took = time(NULL) - t0;
+	unsetenv("MMART_PTXAS_TIMEOUT");
+	CHECK(s == MMART_JIT && strstr(log, "killed after") && !cubin && took < 10,
+	      "hung ptxas: %d after %lld s: %s", (int)s, (long long)took, log);
+	CHECK(dir_entries(tmp, "mmart-ptxas-") == 0, "temporary directory left behind (timeout)");
+
+	/* with SIGCHLD ignored the exit status is lost: no cubin is trusted
+	 * (a ptxas that writes half a cubin and fails would look fine) */
+	script(fake, body);
+	signal(SIGCHLD, SIG_IGN);
+	s = mmart_ptxas_compile(&px, ptx, &cubin, &size, log, sizeof log);
+	signal(SIGCHLD, SIG_DFL);
+	CHECK(s == MMART_JIT && strstr(log, "SIGCHLD") && !cubin, "SIGCHLD ignored: %d %s",
+	      (int)s, log);
 
 	/* the toolkit's ptxas, when this machine has one: a real cubin (ELF) */
 	const char *real = "/usr/local/cuda/bin/ptxas";
