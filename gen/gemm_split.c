@@ -259,7 +259,12 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"split-K takes 1 to %u K slices, not %u", GEMM_SPLIT_MAX, splits);
 	uint64_t tiles = cta_tiles(info, m, n);
-	*workspace_bytes = tiles * splits * info->tile_m * info->tile_n * 4;
+	uint64_t per_tile = (uint64_t)splits * info->tile_m * info->tile_n * 4;
+	if (tiles > UINT64_MAX / per_tile)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"split-K's workspace for M %u x N %u in %u slices exceeds 2^64 bytes; use fewer slices or a smaller problem",
+			m, n, splits);
+	*workspace_bytes = tiles * per_tile;
 	*counter_bytes = tiles * 2 * 4;
 	return MMAGEN_OK;
 }

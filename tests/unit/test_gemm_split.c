@@ -322,6 +322,18 @@ static void test_buffers(void)
 	CHECK(mmagen_gemm_split_buffers(&i, 333, 258, 3, &ws, &ctr) == MMAGEN_OK && !ws && !ctr,
 	      "no split-K: no buffers");
 	CHECK_EXPR(mmagen_gemm_split_buffers(&i, 1, 1, 1, NULL, &ctr) == MMAGEN_INVALID_ARGUMENT);
+	/* the split kernel: 2^25 x 2^24 tiles of 128 x 256 in 256 slices of
+	 * 2^17 bytes: 2^49 * 2^25 bytes, past 2^64: refused, not wrapped */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 3);
+	r.cluster = 1;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK);
+	CHECK(mmagen_gemm_split_buffers(&i, 0xffffffffu, 0xffffffffu, 256, &ws, &ctr) ==
+		      MMAGEN_INVALID_ARGUMENT && strstr(mmagen_last_error(), "2^64"),
+	      "overflow: %s", mmagen_last_error());
+	/* M 2^20 (2^13 tile rows) x N 2^24 (2^16 tile columns) in 256
+	 * slices: 2^29 tiles * 2^25 bytes = 2^54 */
+	CHECK(mmagen_gemm_split_buffers(&i, 1u << 20, 1u << 24, 256, &ws, &ctr) == MMAGEN_OK &&
+		      ws == (1ull << 54), "2^54 workspace: %llu", (unsigned long long)ws);
 }
 
 int main(void)
