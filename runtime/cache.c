@@ -208,3 +208,30 @@ mmart_status mmart_cache_get_or_build(const char *dir, const char *ptx,
 	}
 	return MMART_OK;
 }
+
+/* The entry for (ptx, keyextra) in dir (NULL: the default directory)
+ * removed: the driver refused the cubin in it, and a later load should
+ * compile afresh rather than read it again.  Best effort. */
+void mmart_cache_forget(const char *dir, const char *ptx, const char *keyextra)
+{
+	char path[PATH_MAX], name[72];
+	uint8_t key[32];
+
+	if (!ptx || !mmart_cache_enabled())
+		return;
+	if (!dir) {
+		if (mmart_cache_default_dir(path, sizeof path) != MMART_OK)
+			return;
+		dir = path;
+	}
+	size_t len = strlen(dir);
+	if (len + 1 + sizeof name > sizeof path)
+		return;
+	memmove(path, dir, len + 1);
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	mmart_cache_key(ptx, keyextra ? keyextra : "", key, name);
+	path[len] = '/';
+	memcpy(path + len + 1, name, sizeof name);
+	unlink(path);
+}

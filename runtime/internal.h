@@ -89,6 +89,8 @@ MMART_HIDDEN void mmart_cache_key(const char *ptx, const char *keyextra,
 				  uint8_t key[32], char name[72]);
 /* 1 unless MMAGEN_CACHE=0. */
 MMART_HIDDEN int mmart_cache_enabled(void);
+/* Remove the cache entry of (ptx, keyextra) in dir (NULL: default). */
+MMART_HIDDEN void mmart_cache_forget(const char *dir, const char *ptx, const char *keyextra);
 
 /* ---- ctx.c ---- */
 struct mmart_module {

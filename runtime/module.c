@@ -132,6 +132,11 @@ static mmart_status load_cached(const char *ptx, const char *extra, mmart_compil
 	if (s != MMART_OK)
 		return s;
 	s = load_image(cubin, mod);
+	/* a cubin the driver refuses leaves the cache: the next load
+	 * compiles afresh (and falls back to the driver once more if it
+	 * must) instead of reading it and compiling twice */
+	if (s != MMART_OK && *hit != MMART_CACHE_BYPASS)
+		mmart_cache_forget(NULL, ptx, extra);
 	if (s != MMART_OK && *hit == MMART_CACHE_HIT) {
 		mmart_host_free(cubin);
 		cubin = NULL;

@@ -187,6 +187,27 @@ static void test_hit_after_miss(const char *dir)
 	CHECK_EXPR(f.calls == 4);
 }
 
+/* A cubin the driver refused is forgotten: its entry goes, the next get
+ * compiles again (module.c calls this when cuModuleLoadData refuses) */
+static void test_forget(const char *dir)
+{
+	struct fake f = { 0 };
+	char path[4096];
+	int hit;
+
+	entry_path(path, sizeof path, dir, ptx2, "forget");
+	CHECK_EXPR(get(dir, ptx2, "forget", &f, &hit) && hit == MMART_CACHE_MISS);
+	CHECK_EXPR(access(path, F_OK) == 0);
+	mmart_cache_forget(dir, ptx2, "other");          /* another key: stays */
+	CHECK_EXPR(access(path, F_OK) == 0);
+	mmart_cache_forget(dir, ptx2, "forget");
+	CHECK(access(path, F_OK) != 0, "entry %s still there after forget", path);
+	CHECK_EXPR(get(dir, ptx2, "forget", &f, &hit) && hit == MMART_CACHE_MISS && f.calls == 2);
+	CHECK_EXPR(get(dir, ptx2, "forget", &f, &hit) && hit == MMART_CACHE_HIT && f.calls == 2);
+	mmart_cache_forget(dir, NULL, "forget");         /* no PTX: nothing */
+	CHECK_EXPR(access(path, F_OK) == 0);
+}
+
 /* Damages the entry of ptx1 with `damage`, then expects one rebuild that
  * repairs the file, then a hit. */
 static void expect_repair(const char *dir, const char *what,
@@ -690,6 +711,7 @@ int main(void)
 
 	test_sha256();
 	test_hit_after_miss(dir);
+	test_forget(dir);
 	test_corrupt(dir);
 	test_disabled(dir);
 	test_unwritable(top);
