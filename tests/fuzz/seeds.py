@@ -117,3 +117,13 @@ write('cache', 'size-huge', bytes([0x37]) + hdr[:16] + struct.pack('<Q', 2**63) 
 write('cache', 'short', bytes([0x00]) + b'MMARTCUB\1\0\0\0')
 write('cache', 'header-only', bytes([0xbf]))
 write('cache', 'empty', b'')
+
+# ---- inspect: byte 0 the mode (fuzz_inspect.c), then the file ----
+# These seeds come from the toolkit, not from this script: a tile kernel
+# (`mmagen emit tile --arch sm_90a --opcode
+# mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`), its cubin
+# (ptxas -arch=sm_90a), fatbinaries (nvcc -fatbin -gencode
+# arch=compute_90a,code=sm_90a -gencode arch=compute_90a,code=compute_90a,
+# zstd-compressed and with -Xfatbin -compress=false), and the .text part
+# of nvdisasm's listing appended after a 0xff byte (mode 1; 3: for sm_90);
+# plus truncated copies and text that is none of them.
