@@ -128,6 +128,9 @@ void rg_fill_inputs(struct rg_data *d);
 /* Element i of a buffer of type t, exactly (s4/u4: the nibble of
  * element i, s4 sign-extended). */
 double rg_value(mmagen_type t, const void *buf, size_t i);
+/* Element i's pattern `bits` into a buffer of type t, packed as on the
+ * device (s4/u4: its nibble only, the other one kept). */
+void rg_put_bits(mmagen_type t, void *buf, size_t i, uint64_t bits);
 
 /* The exact dot product of row i of A and column j of B (every product
  * of two inputs is exact in double; a compensated sum, exact for the

@@ -187,6 +187,11 @@ static uint64_t get_elem(const void *buf, size_t i, unsigned bits)
 	return get_le(buf, i, bits / 8);
 }
 
+void rg_put_bits(mmagen_type t, void *buf, size_t i, uint64_t bits)
+{
+	put_elem(buf, i, rg_elem_bits(t), bits);
+}
+
 /* The value of every pattern of an 8- or 16-bit type, made on first use
  * from the library's decoder; NULL when out of memory. */
 static const double *table_small(mmagen_type t)
