@@ -166,9 +166,11 @@ static uint64_t get_le(const void *buf, size_t i, unsigned bytes)
  * mma.m16n8k64") give each .b32 register eight consecutive K elements
  * a0..a7 of one row, a_i in bits 4i..4i+3, and ldmatrix/ld move the
  * row's bytes into the register little-endian, so element 2j of a row
- * is the low nibble of its byte j.  tests/unit/test_gemm_sm80_replay.c
- * restates the fragment layout independently and runs the kernel's PTX
- * on buffers packed this way, some of them made by rg_fill_inputs. */
+ * is the low nibble of its byte j (tests/unit/test_gemm_sm80_replay.c's
+ * put() and exec_mma() restate this independently).  That replay also
+ * runs the kernel's PTX on buffers made by rg_fill_inputs; the nibble
+ * order itself cannot show in D there (A and B share it: a swap only
+ * permutes K), so test_run_gemm checks it against a table by hand. */
 static void put_elem(void *buf, size_t i, unsigned bits, uint64_t v)
 {
 	if (bits == 4) {
