@@ -186,6 +186,7 @@ static int upload_operand(struct gpu *g, uint64_t dst, const void *host, char wh
 	mmagen_type t = which == 'A' ? p->a : p->b;
 	void *tmp = NULL;
 	int rc;
+	assert(!mn || rg_elem_bits(t) >= 8);   /* 4-bit: K-major only (rg_check_problem) */
 	if (mn && !(tmp = transposed(host, which == 'A' ? p->m : p->n, p->k, rg_elem_bytes(t)))) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
@@ -541,6 +542,11 @@ static int lt_setup(struct gpu *g, char *why, size_t n)
 	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2) {
 		snprintf(why, n, "cuBLASLt's %s D reads C in bf16 or f16, not %s as here, so it is not compared",
 			 mmagen_type_name(p->out), mmagen_type_name(p->out));
+		return 1;
+	}
+	if (rg_elem_bits(p->a) == 4 || rg_elem_bits(p->b) == 4) {
+		snprintf(why, n, "cuBLASLt has no int4 GEMM (%s x %s)", mmagen_type_name(p->a),
+			 mmagen_type_name(p->b));
 		return 1;
 	}
 	if (cublaslt_open(lt, why, n))
@@ -1087,17 +1093,15 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	}
 	if (!strncmp(mmagen_target_name(r.target), "sm_12", 5))
 		return sm120_gpu(ro, r.target);
-	if (g.info.elem_bits_a < 8 || g.info.elem_bits_b < 8) {
-		fprintf(stderr, "mmagen: run gemm: this runner does not lay out 4-bit (s4/u4) operands yet; `mmagen gemm` writes the kernel, use s8/u8 here\n");
-		return 1;
-	}
-	/* the operands this runner lays out are the manifest's */
+	/* the operands this runner lays out are the manifest's (4-bit A and
+	 * B: elem_bytes 0, elem_bits 4, packed two a byte) */
 	if (g.info.elem_bytes_a != rg_elem_bytes(r.a) || g.info.elem_bytes_b != rg_elem_bytes(r.b) ||
+	    g.info.elem_bits_a != rg_elem_bits(r.a) || g.info.elem_bits_b != rg_elem_bits(r.b) ||
 	    g.info.elem_bytes_d != rg_elem_bytes(r.out)) {
-		fprintf(stderr, "mmagen: run gemm: the manifest has %u/%u/%u-byte A/B/D elements; this runner stores %s/%s/%s as %u/%u/%u\n",
-			g.info.elem_bytes_a, g.info.elem_bytes_b, g.info.elem_bytes_d,
+		fprintf(stderr, "mmagen: run gemm: the manifest has %u/%u-bit A/B and %u-byte D elements; this runner stores %s/%s/%s as %u/%u-bit and %u-byte\n",
+			g.info.elem_bits_a, g.info.elem_bits_b, g.info.elem_bytes_d,
 			mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
-			rg_elem_bytes(r.a), rg_elem_bytes(r.b), rg_elem_bytes(r.out));
+			rg_elem_bits(r.a), rg_elem_bits(r.b), rg_elem_bytes(r.out));
 		return 1;
 	}
 	if (o->time_load && (o->tune || o->check || o->bench || o->save || o->load)) {

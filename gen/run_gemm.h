@@ -19,7 +19,11 @@
  * top 19 bits), any mix of e4m3/e5m2 (D bf16, f16, f32), any mix of s8/u8
  * (D s32 in wrapping arithmetic, alpha and beta truncated to integers, or
  * f32); float inputs also write e4m3/e5m2 D (scaled by d_scale,
- * saturated to the largest finite value).  C has D's type. */
+ * saturated to the largest finite value).  C has D's type.  The mma.sync
+ * path (sm_80 to sm_89, --path mma.sync on sm_90) adds any mix of s4/u4
+ * (D s32 or f32, as s8/u8; layout tn only), packed two elements a byte:
+ * element 2j in the low nibble of byte j (run_gemm_host.c says where
+ * that comes from); K a multiple of 32. */
 #ifndef MMAGEN_RUN_GEMM_H
 #define MMAGEN_RUN_GEMM_H
 
@@ -83,17 +87,21 @@ struct rg_data {
 /* How the kernel accumulates, from A's type: in f32 on the tensor cores
  * (bf16, f16, tf32), in f32 with FP8's reduced-precision partial sums
  * added into f32 once per K block (e4m3, e5m2), or exactly in s32 (s8,
- * u8). */
+ * u8, s4, u4). */
 enum rg_class { RG_F32ACC, RG_FP8, RG_INT };
 enum rg_class rg_class_of(mmagen_type a);
 
-/* Bytes of one element of t (1, 2 or 4 here) and of each operand. */
+/* Bits of one element of t (4, 8, 16 or 32), its bytes (1, 2 or 4; 0
+ * for the 4-bit types, as the manifest's elem_bytes_a/b), and the bytes
+ * of each operand (4-bit ones packed two elements a byte, rounded up). */
+unsigned rg_elem_bits(mmagen_type t);
 unsigned rg_elem_bytes(mmagen_type t);
 size_t rg_bytes(const struct rg_problem *p, char operand);   /* 'A', 'B', 'C', 'D' */
 
 /* The rules the kernel's tensor maps and epilogue put on the problem
  * (manifest "rules"), checked before anything is launched: one line
- * naming the operand and the rule. */
+ * naming the operand and the rule.  4-bit A or B: K-major only, K a
+ * multiple of 32 (rows of whole 16-byte chunks). */
 int rg_check_problem(const struct rg_problem *p);
 
 /* Operands A, B, C (allocated, random) or D (allocated, zero): 0 or -1. */
@@ -105,24 +113,31 @@ void rg_data_free(struct rg_data *d);
  *                         t (tf32: an f32 whose low 13 bits are zero)
  *   e4m3, e5m2            uniform in [-2, 2) (steps of 2^-11), rounded by
  *                         mmagen_type_encode: |x| <= 2 keeps f16 D finite
- *   s8, u8, s32           uniform over the type's whole range */
+ *   s8, u8, s32, s4, u4   uniform over the type's whole range (s4 -8..7,
+ *                         u4 0..15), packed as on the device; an odd
+ *                         4-bit count leaves the last high nibble 0 */
 void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count);
 /* x (|x| <= 1) rounded to nearest even in bf16, f16, f32 or tf32: the
  * pattern. */
 uint64_t rg_round(mmagen_type t, float x);
 /* A, B and C of d->p, from d->p.seed.  With s8/u8 inputs and f32 D, C is
- * scaled by 2^16 (exactly) to the size of A*B, so that beta * C shows. */
+ * scaled by 2^16 (exactly) to the size of A*B, so that beta * C shows;
+ * with s4/u4 inputs by 2^8. */
 void rg_fill_inputs(struct rg_data *d);
 
-/* Element i of a buffer of type t, exactly. */
+/* Element i of a buffer of type t, exactly (s4/u4: the nibble of
+ * element i, s4 sign-extended). */
 double rg_value(mmagen_type t, const void *buf, size_t i);
+/* Element i's pattern `bits` into a buffer of type t, packed as on the
+ * device (s4/u4: its nibble only, the other one kept). */
+void rg_put_bits(mmagen_type t, void *buf, size_t i, uint64_t bits);
 
 /* The exact dot product of row i of A and column j of B (every product
  * of two inputs is exact in double; a compensated sum, exact for the
  * integer types), and sum |a*b|. */
 double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs);
 /* alpha * dot + beta * C[i][j] in double, and what the tolerance needs.
- * s8/u8 inputs: the dot product as the s32 accumulator holds it (modulo
+ * s8/u8/s4/u4 inputs: the dot product as the s32 accumulator holds it (modulo
  * 2^32); s32 D: alpha and beta truncated to s32 (rg_int_scale) and the
  * result wrapped to s32, exactly. */
 double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
@@ -166,7 +181,9 @@ int rg_verify(const struct rg_data *d, struct rg_verdict *v);
 
 /* Operands to DIR/A.bin, B.bin, C.bin, D.bin (raw little-endian) and the
  * description DIR/gemm.json, each through mmagen_write_file; DIR is made
- * if missing.  The description is written last. */
+ * if missing.  The description is written last; a 4-bit operand's entry
+ * has "packing" (two elements a byte, low nibble first), which rg_load
+ * wants back. */
 int rg_save(const char *dir, const struct rg_data *d, const char *layout);
 /* A, B and C from such a directory into d (allocated here), after
  * checking that DIR/gemm.json describes d->p exactly (types, shapes,

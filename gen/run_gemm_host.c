@@ -42,10 +42,17 @@ enum rg_class rg_class_of(mmagen_type a)
 		return RG_FP8;
 	case MMAGEN_S8:
 	case MMAGEN_U8:
+	case MMAGEN_S4:
+	case MMAGEN_U4:
 		return RG_INT;
 	default:
 		return RG_F32ACC;
 	}
+}
+
+unsigned rg_elem_bits(mmagen_type t)
+{
+	return mmagen_type_bits(t);
 }
 
 unsigned rg_elem_bytes(mmagen_type t)
@@ -53,12 +60,18 @@ unsigned rg_elem_bytes(mmagen_type t)
 	return mmagen_type_bits(t) / 8;
 }
 
+/* count elements of `bits` each, packed: 4-bit ones two to a byte */
+static size_t packed_bytes(size_t count, unsigned bits)
+{
+	return (count * bits + 7) / 8;
+}
+
 size_t rg_bytes(const struct rg_problem *p, char operand)
 {
 	switch (operand) {
-	case 'A': return (size_t)p->m * p->k * rg_elem_bytes(p->a);
-	case 'B': return (size_t)p->n * p->k * rg_elem_bytes(p->b);
-	default:  return (size_t)p->m * p->n * rg_elem_bytes(p->out);
+	case 'A': return packed_bytes((size_t)p->m * p->k, rg_elem_bits(p->a));
+	case 'B': return packed_bytes((size_t)p->n * p->k, rg_elem_bits(p->b));
+	default:  return packed_bytes((size_t)p->m * p->n, rg_elem_bits(p->out));
 	}
 }
 
@@ -80,9 +93,22 @@ int rg_check_problem(const struct rg_problem *p)
 			return rg_fail("%c = %u: M, N and K are 1 to 2^31-1 (the kernel counts them in 32 bits)",
 				       "MNK"[i], dims[i]);
 	for (int i = 0; i < 2; i++) {
-		unsigned eb = rg_elem_bytes(types[i]);
+		unsigned bits = rg_elem_bits(types[i]), eb = bits / 8;
 		uint64_t stride = (uint64_t)p->k * eb;
-		if (stride % 16) {
+		if (bits == 4 && (i ? p->b_mn : p->a_mn))
+			return rg_fail("%c: %s is read K-major only (ldmatrix .trans moves 16-bit elements): use layout tn",
+				       names[i], mmagen_type_name(types[i]));
+		if (bits == 4 && p->k % 32) {
+			/* the mma.sync kernel copies 16-byte chunks of 32
+			 * elements; a row is K / 2 bytes */
+			uint32_t lo = p->k / 32 * 32, hi = lo + 32;
+			if (lo)
+				return rg_fail("%c: %s packs two elements a byte, so a row is K / 2 bytes, which must be a multiple of 16 (the kernel copies 16-byte chunks); K must be a multiple of 32: use K = %u or %u",
+					       names[i], mmagen_type_name(types[i]), lo, hi);
+			return rg_fail("%c: %s packs two elements a byte, so a row is K / 2 bytes, which must be a multiple of 16 (the kernel copies 16-byte chunks); K must be a multiple of 32: use K = %u",
+				       names[i], mmagen_type_name(types[i]), hi);
+		}
+		if (bits >= 8 && stride % 16) {
 			uint32_t per = 16 / eb, lo = p->k / per * per, hi = lo + per;
 			if (lo)
 				return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA); K must be a multiple of %u: use K = %u or %u",
@@ -94,7 +120,7 @@ int rg_check_problem(const struct rg_problem *p)
 	/* MN-major operands (mma.sync path): 16-byte chunks along M or N */
 	for (int i = 0; i < 2; i++) {
 		uint32_t mn = i ? p->n : p->m;
-		unsigned per = 16 / rg_elem_bytes(types[i]);
+		unsigned per = 128 / rg_elem_bits(types[i]);
 		if ((i ? p->b_mn : p->a_mn) && mn % per)
 			return rg_fail("%c: stored %s-major, its column stride %c = %u is not a multiple of %u elements (16 bytes); use %c = %u",
 				       names[i], i ? "N" : "M", "MN"[i], mn, per, "MN"[i],
@@ -133,6 +159,41 @@ static uint64_t get_le(const void *buf, size_t i, unsigned bytes)
 	return v;
 }
 
+/* Element i of a buffer of `bits`-bit elements.  4-bit ones (s4, u4) are
+ * packed two to a byte, element 2j in the low nibble of byte j and 2j + 1
+ * in the high one.  That is where mma.sync reads them: the PTX ISA's
+ * fragments for mma.m16n8k64 .s4/.u4 ("Matrix fragments for
+ * mma.m16n8k64") give each .b32 register eight consecutive K elements
+ * a0..a7 of one row, a_i in bits 4i..4i+3, and ldmatrix/ld move the
+ * row's bytes into the register little-endian, so element 2j of a row
+ * is the low nibble of its byte j (tests/unit/test_gemm_sm80_replay.c's
+ * put() and exec_mma() restate this independently).  That replay also
+ * runs the kernel's PTX on buffers made by rg_fill_inputs; the nibble
+ * order itself cannot show in D there (A and B share it: a swap only
+ * permutes K), so test_run_gemm checks it against a table by hand. */
+static void put_elem(void *buf, size_t i, unsigned bits, uint64_t v)
+{
+	if (bits == 4) {
+		uint8_t *p = (uint8_t *)buf + i / 2;
+		unsigned sh = 4 * (unsigned)(i % 2);
+		*p = (uint8_t)((*p & ~(0xFu << sh)) | (unsigned)(v & 0xF) << sh);
+		return;
+	}
+	put_le(buf, i, bits / 8, v);
+}
+
+static uint64_t get_elem(const void *buf, size_t i, unsigned bits)
+{
+	if (bits == 4)
+		return ((const uint8_t *)buf)[i / 2] >> 4 * (i % 2) & 0xF;
+	return get_le(buf, i, bits / 8);
+}
+
+void rg_put_bits(mmagen_type t, void *buf, size_t i, uint64_t bits)
+{
+	put_elem(buf, i, rg_elem_bits(t), bits);
+}
+
 /* The value of every pattern of an 8- or 16-bit type, made on first use
  * from the library's decoder; NULL when out of memory. */
 static const double *table_small(mmagen_type t)
@@ -153,7 +214,7 @@ static const double *table_small(mmagen_type t)
 
 static int is_small(mmagen_type t)
 {
-	return rg_elem_bytes(t) <= 2;
+	return rg_elem_bits(t) == 8 || rg_elem_bits(t) == 16;
 }
 
 /* The 32-bit types by hand (mmagen_type_decode is about 100 ns); the
@@ -161,11 +222,13 @@ static int is_small(mmagen_type t)
  * the tensor cores do. */
 double rg_value(mmagen_type t, const void *buf, size_t i)
 {
-	unsigned eb = rg_elem_bytes(t);
-	uint64_t bits = get_le(buf, i, eb);
+	unsigned width = rg_elem_bits(t);
+	uint64_t bits = get_elem(buf, i, width);
 	const double *tab = is_small(t) ? table_small(t) : NULL;
 	float f;
 
+	if (width == 4)      /* s4: two's complement, 8..15 are -8..-1 */
+		return t == MMAGEN_S4 ? (double)(int)(bits ^ 8) - 8 : (double)bits;
 	if (tab)
 		return tab[bits];
 	if (t == MMAGEN_F32 || t == MMAGEN_TF32) {
@@ -223,19 +286,21 @@ static const uint8_t *fp8_table(mmagen_type t)
 void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count)
 {
 	uint64_t s = seed ^ ((uint64_t)(unsigned char)which * 0xD1B54A32D192ED03ull);
-	unsigned eb = rg_elem_bytes(t);
+	unsigned width = rg_elem_bits(t);
 	int fast = t == MMAGEN_BF16 || t == MMAGEN_F16 || t == MMAGEN_F32 || t == MMAGEN_TF32;
-	int integer = t == MMAGEN_S8 || t == MMAGEN_U8 || t == MMAGEN_S32;
+	int integer = rg_class_of(t) == RG_INT || t == MMAGEN_S32;
 	const uint8_t *fp8 = t == MMAGEN_E4M3 || t == MMAGEN_E5M2 ? fp8_table(t) : NULL;
 	/* a zero: every bit clear (integers) or all but the sign (floats) */
-	uint64_t nonzero = integer ? (1ull << 8 * eb) - 1 : (1ull << (8 * eb - 1)) - 1;
+	uint64_t nonzero = integer ? (1ull << width) - 1 : (1ull << (width - 1)) - 1;
 
+	if (width == 4)      /* an odd count leaves the last high nibble zero */
+		memset(buf, 0, packed_bytes(count, 4));
 	for (size_t i = 0; i < count; i++) {
 		uint64_t bits;
 		do {   /* zeros are drawn again */
 			uint64_t r = rg_next(&s);
 			if (integer) {          /* every pattern: the whole range */
-				bits = r >> (64 - 8 * eb);
+				bits = r >> (64 - width);
 			} else if (fp8) {
 				bits = fp8[r >> (64 - FP8_STEPS)];
 			} else {
@@ -246,7 +311,7 @@ void rg_fill(mmagen_type t, uint64_t seed, char which, void *buf, size_t count)
 				bits = fast ? rg_round(t, x) : mmagen_type_encode(t, x);
 			}
 		} while (!(bits & nonzero));
-		put_le(buf, i, eb, bits);
+		put_elem(buf, i, width, bits);
 	}
 }
 
@@ -257,9 +322,12 @@ void rg_fill_inputs(struct rg_data *d)
 	rg_fill(p->a, p->seed, 'A', d->a, (size_t)p->m * p->k);
 	rg_fill(p->b, p->seed, 'B', d->b, (size_t)p->n * p->k);
 	rg_fill(p->out, p->seed, 'C', d->c, cn);
+	/* |C| up to one product's size, exactly: 2^16 for 8-bit inputs, 2^8
+	 * for 4-bit ones */
+	float scale = rg_elem_bits(p->a) == 4 ? 0x1p8f : 0x1p16f;
 	if (rg_class_of(p->a) == RG_INT && p->out == MMAGEN_F32)
-		for (size_t i = 0; i < cn; i++) {   /* |C| up to 2^16, exactly */
-			float x = (float)rg_value(MMAGEN_F32, d->c, i) * 0x1p16f;
+		for (size_t i = 0; i < cn; i++) {
+			float x = (float)rg_value(MMAGEN_F32, d->c, i) * scale;
 			uint32_t u;
 			memcpy(&u, &x, sizeof u);
 			put_le(d->c, i, 4, u);
@@ -293,27 +361,33 @@ void rg_data_free(struct rg_data *d)
 
 /* ---- the reference ---- */
 
-/* One row of A or B: its bytes, and the table of its 8- or 16-bit type. */
+/* One row of A or B: its bytes, and the table of its 8- or 16-bit type;
+ * 4-bit rows by element index (e0: the row's first) into the buffer p. */
 struct row {
 	const uint8_t *p;
 	mmagen_type t;
-	unsigned eb;
+	unsigned bits;
+	size_t e0;
 	const double *tab;
 };
 
 static struct row row_of(mmagen_type t, const void *buf, size_t row, uint32_t k)
 {
-	struct row r = { .t = t, .eb = rg_elem_bytes(t) };
-	r.p = (const uint8_t *)buf + row * k * r.eb;
+	struct row r = { .t = t, .bits = rg_elem_bits(t), .p = buf };
+	if (r.bits == 4)
+		r.e0 = row * k;
+	else
+		r.p += row * k * (r.bits / 8);
 	r.tab = is_small(t) ? table_small(t) : NULL;   /* made by rg_alloc */
 	return r;
 }
 
 static inline double row_at(const struct row *r, uint32_t x)
 {
-	switch (r->eb) {
-	case 1: return r->tab[r->p[x]];
-	case 2: return r->tab[r->p[2 * x] | r->p[2 * x + 1] << 8];
+	switch (r->bits) {
+	case 4: return rg_value(r->t, r->p, r->e0 + x);
+	case 8: return r->tab[r->p[x]];
+	case 16: return r->tab[r->p[2 * x] | r->p[2 * x + 1] << 8];
 	default: return rg_value(r->t, r->p, x);
 	}
 }
@@ -325,8 +399,8 @@ double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs)
 	double s = 0, comp = 0, sa = 0;
 
 	/* Each product is exact in double: tf32 x tf32 has at most 22
-	 * significant bits, 16-bit and 8-bit floats fewer, s8/u8 products
-	 * are integers below 2^16.  Neumaier's compensated sum keeps the
+	 * significant bits, 16-bit and 8-bit floats fewer, s8/u8 (and
+	 * s4/u4) products are integers below 2^16.  Neumaier's compensated sum keeps the
 	 * error of the sum near 2^-52 |sum|, far below any tolerance below;
 	 * integer sums (below 2^47) are exact outright. */
 	for (uint32_t x = 0; x < p->k; x++) {
@@ -598,6 +672,8 @@ int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint6
 	 * manifest this code has not learnt */
 	if (i->swizzle != 128)
 		return rg_fail("the kernel wants a %u-byte swizzle; this runner knows 128", i->swizzle);
+	if (rg_elem_bits(p->a) < 8 || rg_elem_bits(p->b) < 8)
+		return rg_fail("4-bit operands have no tensor maps here (only the mma.sync path reads them)");
 	/* K-major: dims {K, M} / {K, N}; M- or N-major (layouts nn, nt, tt):
 	 * {M, K} / {N, K} */
 	out[0] = p->a_mn ? matrix_map(p->a, a, p->m, p->k, i->box_a)
@@ -638,17 +714,23 @@ struct operand_desc {
 	mmagen_type type;
 	uint32_t rows, cols;     /* stored row-major, rows x cols, dense */
 	const char *what;
+	const char *packing;     /* 4-bit types: how two share a byte; else NULL */
 };
+
+/* what the description says of 4-bit operands (see put_elem) */
+#define PACKING_4BIT "two elements a byte: element 2j in bits 0-3 of byte j, element 2j+1 in bits 4-7"
 
 static void describe(const struct rg_problem *p, struct operand_desc o[4])
 {
-	o[0] = (struct operand_desc){ 'A', p->a, p->m, p->k, "A, M x K, row-major" };
+	o[0] = (struct operand_desc){ 'A', p->a, p->m, p->k, "A, M x K, row-major", NULL };
 	o[1] = (struct operand_desc){ 'B', p->b, p->n, p->k,
-		"B, K x N, column-major: N rows of K elements" };
+		"B, K x N, column-major: N rows of K elements", NULL };
 	o[2] = (struct operand_desc){ 'C', p->out, p->m, p->n,
-		"C, M x N, row-major (not read when beta is 0)" };
+		"C, M x N, row-major (not read when beta is 0)", NULL };
 	o[3] = (struct operand_desc){ 'D', p->out, p->m, p->n,
-		"D = alpha * A * B + beta * C as the kernel wrote it, M x N, row-major" };
+		"D = alpha * A * B + beta * C as the kernel wrote it, M x N, row-major", NULL };
+	for (int i = 0; i < 4; i++)
+		o[i].packing = rg_elem_bits(o[i].type) == 4 ? PACKING_4BIT : NULL;
 }
 
 static int path_of(char *buf, size_t n, const char *dir, const char *file)
@@ -693,9 +775,11 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 	for (int i = 0; i < 4; i++)
 		len += snprintf(json + len, sizeof json - (size_t)len,
 			"    \"%c\": {\"file\": \"%c.bin\", \"type\": \"%s\", \"shape\": [%u, %u], "
-			"\"strides\": [%u, 1], \"order\": \"row-major\", \"what\": \"%s\"}%s\n",
+			"\"strides\": [%u, 1], \"order\": \"row-major\", %s%s%s\"what\": \"%s\"}%s\n",
 			o[i].name, o[i].name, mmagen_type_name(o[i].type), o[i].rows, o[i].cols,
-			o[i].cols, o[i].what, i < 3 ? "," : "");
+			o[i].cols, o[i].packing ? "\"packing\": \"" : "",
+			o[i].packing ? o[i].packing : "", o[i].packing ? "\", " : "", o[i].what,
+			i < 3 ? "," : "");
 	len += snprintf(json + len, sizeof json - (size_t)len, "  }\n}\n");
 	if ((size_t)len >= sizeof json)
 		return rg_fail("--save: the description does not fit %zu bytes", sizeof json);
@@ -1002,7 +1086,8 @@ static int load_operand(const char *dir, const char *desc, const struct jv *ops,
 	if (want_str(desc, d, "type", where, mmagen_type_name(o->type)) ||
 	    want_pair(desc, d, "shape", where, o->rows, o->cols) ||
 	    want_pair(desc, d, "strides", where, o->cols, 1) ||
-	    want_str(desc, d, "order", where, "row-major"))
+	    want_str(desc, d, "order", where, "row-major") ||
+	    (o->packing && want_str(desc, d, "packing", where, o->packing)))
 		return -1;
 	file = jget(d, "file");
 	if (!file || file->t != J_STR || !file->str[0] || file->str[0] == '.' ||
@@ -1074,7 +1159,7 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout)
 	 * but NaN or Inf would make every comparison meaningless */
 	for (int i = 0; i < 3; i++) {
 		mmagen_type t = i == 0 ? p->a : i == 1 ? p->b : p->out;
-		size_t count = rg_bytes(p, o[i].name) / rg_elem_bytes(t);
+		size_t count = (size_t)o[i].rows * o[i].cols;
 		for (size_t e = 0; e < count; e++)
 			if (!isfinite(rg_value(t, bufs[i], e))) {
 				rg_fail("--load: %s/%s element %zu is not finite; the check needs finite inputs",

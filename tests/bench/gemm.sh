@@ -17,8 +17,11 @@
 #   MMAGEN   the binary (default: build/mmagen)
 #   TYPES    the problems, space-separated (default "bf16"), each A[xB][:OUT]:
 #            bf16 -> bf16, f16 -> f16, tf32 -> f32, e4m3 and e5m2 -> bf16,
-#            s8 and u8 -> s32 unless OUT is given; B is A unless given;
-#            "all" is "bf16 f16 tf32 e4m3 s8".  E.g. TYPES="e4m3xe5m2:f16 s8:f32"
+#            s8, u8, s4 and u4 -> s32 unless OUT is given; B is A unless
+#            given; "all" is "bf16 f16 tf32 e4m3 s8".  E.g.
+#            TYPES="e4m3xe5m2:f16 s8:f32".  s4/u4 (packed two a byte) run
+#            on the mma.sync path only (PATHS=mma.sync) and cuBLASLt has no
+#            int4 GEMM: mmagen's figures alone, no cuBLASLt column or ratio
 #   REPS     timed launches per shape (default 30)
 #   ARGS     more options for every run (e.g. "--cluster 2 --tile 128x256")
 #   LOAD=0   leaves the load times out
@@ -63,19 +66,30 @@ parse_type() {
 	t=${t%%:*}
 	a=${t%%x*} b=${t#*x}
 	case $a in
-	bf16 | f16 | e4m3 | e5m2 | tf32 | s8 | u8) ;;
-	*) echo "gemm.sh: TYPES: unknown type '$a' in '$1' (bf16, f16, tf32, e4m3, e5m2, s8, u8)" >&2; return 1 ;;
+	bf16 | f16 | e4m3 | e5m2 | tf32 | s8 | u8 | s4 | u4) ;;
+	*) echo "gemm.sh: TYPES: unknown type '$a' in '$1' (bf16, f16, tf32, e4m3, e5m2, s8, u8, s4, u4)" >&2; return 1 ;;
 	esac
 	if [ -z "$out" ]; then
 		case $a in
 		bf16 | e4m3 | e5m2) out=bf16 ;;
 		f16) out=f16 ;;
 		tf32) out=f32 ;;
-		s8 | u8) out=s32 ;;
+		s8 | u8 | s4 | u4) out=s32 ;;
 		esac
 	fi
 	echo "$a $b $out"
 }
+
+# 4-bit types only on the mma.sync path: said before anything runs
+for spec in $types; do
+	case ${spec%@*} in
+	s4* | u4* | *xs4* | *xu4*)
+		[ "${spec#*@}" = mma.sync ] || {
+			echo "gemm.sh: TYPES: ${spec%@*} (4-bit) runs on the mma.sync path only; give PATHS=mma.sync" >&2
+			exit 2
+		} ;;
+	esac
+done
 
 # the CSV column says TFLOP/s; for integer inputs the figures are TOP/s
 echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split" >"$csv.tmp" || exit 1
@@ -89,7 +103,7 @@ EOF
 	name="${a}x$b:$out"
 	name="$name${path:+@$path}"
 	unit="TFLOP/s"
-	case $a in s8 | u8) unit="TOP/s" ;; esac
+	case $a in s8 | u8 | s4 | u4) unit="TOP/s" ;; esac
 	printf '\n%s x %s -> %s%s\n\n| %5s | %5s | %5s | %14s | %16s | %6s | %5s |\n|---|---|---|---|---|---|---|\n' \
 		"$a" "$b" "$out" "${path:+ ($path)}" M N K "mmagen $unit" "cuBLASLt $unit" ratio split
 	echo "$shapes" | while read -r m n k; do

@@ -67,7 +67,16 @@ refused 1 "gemm writes D as s32 or f32" run gemm --a s8 --b s8 --out bf16 --m 8 
 refused 1 "gemm takes A and B as" run gemm --a s8 --b bf16 --out bf16 --m 8 --n 8 --k 8
 refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
 refused 1 "gemm runs on sm_90a" $G --arch sm_100a --m 8 --n 8 --k 8
-refused 1 "does not lay out 4-bit" run gemm --a s4 --b s4 --out s32 --arch sm_80 --m 8 --n 8 --k 64
+# 4-bit operands: K a multiple of 32 (two a byte, 16-byte chunks), K-major
+# only (the generator says so), no wgmma form; a right request goes on
+refused 1 "A: s4 packs two elements a byte.*K must be a multiple of 32: use K = 32$" \
+	run gemm --a s4 --b s4 --out s32 --arch sm_80 --m 8 --n 8 --k 16
+refused 1 "A: s4 packs two elements a byte.*use K = 32 or 64" \
+	run gemm --a s4 --b u4 --out f32 --arch sm_80 --m 8 --n 8 --k 48
+refused 1 "K-major only.*use layout tn" run gemm --a s4 --b s4 --out s32 --arch sm_80 --layout nt --m 8 --n 8 --k 64
+refused 1 "gemm takes A and B as" run gemm --a s4 --b s4 --out s32 --arch sm_90a --m 8 --n 8 --k 64
+accepted run gemm --a s4 --b s4 --out s32 --arch sm_80 --m 8 --n 8 --k 64
+accepted run gemm --a u4 --b s4 --out f32 --arch sm_90a --path mma.sync --m 1 --n 8 --k 32 --check
 refused 1 "A: stored M-major.*use M = 16" $G --arch sm_80 --layout nn --m 9 --n 8 --k 8
 refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
 # the other types' rules: K per element width, the mixes the generator has

@@ -256,7 +256,7 @@ if want mmasync; then
 # the warp-level path (mma.sync + ldmatrix + cp.async), forced on sm_90a:
 # every type it has, the MN-major layouts of the 16-bit types (M or N a
 # multiple of 8 where that operand is MN-major), f16 accumulation, split-K
-# (D zeroed, slices added with atomics), FP8 and the tile choice
+# (D zeroed, slices added with atomics), FP8, the tile choice and s4/u4
 # shellcheck disable=SC2086
 {
 for t in "bf16 bf16 bf16" "bf16 bf16 f32" "f16 f16 f16" "f16 f16 f32" "tf32 tf32 f32" \
@@ -276,7 +276,31 @@ step --path mma.sync --a bf16 --b bf16 --out f32 --m 300 --n 300 --k 4096 --spli
 step --path mma.sync --a s8 --b s8 --out s32 --m 64 --n 64 --k 4096 --split-k 7
 step --path mma.sync --a bf16 --b bf16 --out bf16 --tile 64x64 --m 1 --n 8 --k 8
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 4096 --n 4096 --k 4096
+# 4-bit operands (m16n8k64; K-major only, K a multiple of 32), packed two
+# a byte by run gemm; ptxas emulates INT4 on sm_90: correctness only.
+# alpha/beta integers, so that s32 D (which truncates them) sees beta * C
+for t in "s4 s4 s32" "u4 s4 s32" "s4 u4 f32"; do
+	set -- $t
+	step --path mma.sync --a $1 --b $2 --out $3 --m 1 --n 8 --k 32
+	step --path mma.sync --a $1 --b $2 --out $3 --m 333 --n 258 --k 128
+	step --path mma.sync --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1024 --alpha 3 --beta -2
+	# split-K adds the slices in D: integer inputs need s32 D
+	[ "$3" = s32 ] &&
+		step --path mma.sync --a $1 --b $2 --out $3 --m 300 --n 200 --k 4096 --split-k 4 --beta 1
+done
 }
+# 4-bit operands saved (packed, the description says so), loaded, the same D
+B="run gemm --arch sm_90a --path mma.sync --a s4 --b u4 --out s32 --m 130 --n 66 --k 256 --alpha 2 --beta -1"
+# shellcheck disable=SC2086
+if "$mm" $B --seed "$seed" --check --save "$tmp/ops4" >"$tmp/log" 2>&1 &&
+   "$mm" $B --seed 1 --check --load "$tmp/ops4" --save "$tmp/again4" >>"$tmp/log" 2>&1 &&
+   cmp -s "$tmp/ops4/D.bin" "$tmp/again4/D.bin" && cmp -s "$tmp/ops4/A.bin" "$tmp/again4/A.bin" &&
+   [ "$(wc -c <"$tmp/ops4/A.bin")" -eq $((130 * 256 / 2)) ] && grep -q '"packing"' "$tmp/ops4/gemm.json"; then
+	pass=$((pass + 1))
+else
+	cat "$tmp/log"
+	fail=$((fail + 1)); echo "FAIL: --save then --load (s4 x u4 -> s32) did not give the same D"
+fi
 
 fi
 

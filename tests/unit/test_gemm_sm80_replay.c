@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mmagen.h"
 #include "check.h"
+#include "run_gemm.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -799,7 +800,11 @@ static void tile_of(unsigned id, unsigned tiles_m, unsigned tiles_n, unsigned gr
 	*tn = id % per / rows;
 }
 
-static void run_problem(const struct problem *pr)
+/* rd: NULL, or operands made by `run gemm`'s host code (rg_alloc,
+ * rg_fill_inputs) for the problem: uploaded as they are, and D compared
+ * with run gemm's own reference (rg_reference), so the layout the runner
+ * uploads is the one the kernel reads. */
+static void run_problem(const struct problem *pr, const struct rg_data *rd)
 {
 	mmagen_gemm_request r;
 	mmagen_gemm_info info = { .size = sizeof info };
@@ -841,7 +846,7 @@ static void run_problem(const struct problem *pr)
 	uint64_t seed = 0x9E3779B97F4A7C15ull ^ (pr->m * 131u + pr->n * 7u + pr->k);
 
 	/* small integers: exact products and sums in every accumulator */
-	for (size_t i = 0; i < mk + nk; i++) {
+	for (size_t i = 0; !rd && i < mk + nk; i++) {
 		int lhs = i < mk;
 		mmagen_type t = lhs ? pr->a : pr->b;
 		int v = (int)(rng(&seed) % 7) - (is_unsigned(t) ? 0 : 3);
@@ -852,8 +857,13 @@ static void run_problem(const struct problem *pr)
 		put(lhs ? A : B, lhs ? wa : wb, at, mmagen_type_encode(t, v));
 		(lhs ? av : bv)[e] = v;
 	}
-	for (size_t i = 0; i < mn; i++)
+	for (size_t i = 0; !rd && i < mn; i++)
 		put(C, wo, i, mmagen_type_encode(pr->out, (double)((int)(rng(&seed) % 17) - 8)));
+	if (rd) {
+		memcpy(A, rd->a, rg_bytes(&rd->p, 'A'));
+		memcpy(B, rd->b, rg_bytes(&rd->p, 'B'));
+		memcpy(C, rd->c, rg_bytes(&rd->p, 'C'));
+	}
 	/* poison, or zero for split-K (the slices add into D) */
 	memset(Dm, pr->split > 1 ? 0 : 0xFF, mn * wo / 8);
 
@@ -920,12 +930,15 @@ static void run_problem(const struct problem *pr)
 				stray += got != untouched;
 				continue;
 			}
-			double dot = 0;
-			for (size_t x = 0; x < pr->k; x++)
+			double dot = 0, want, sa, cv;
+			for (size_t x = 0; !rd && x < pr->k; x++)
 				dot += av[i * pr->k + x] * bv[j * pr->k + x];
-			double cv = mmagen_type_decode(pr->out, load_le(C + wo / 8 * e, wo / 8));
-			double want = ialpha ? pr->alpha * dot + pr->beta * cv
-					     : (double)pr->alpha * dot + (double)pr->beta * cv;
+			cv = mmagen_type_decode(pr->out, load_le(C + wo / 8 * e, wo / 8));
+			if (rd)
+				want = rg_reference(rd, (uint32_t)i, (uint32_t)j, &sa, &cv);
+			else
+				want = ialpha ? pr->alpha * dot + pr->beta * cv
+					      : (double)pr->alpha * dot + (double)pr->beta * cv;
 			uint64_t wbits = mmagen_type_encode(pr->out, want);
 			checked++;
 			if (got != wbits) {
@@ -985,7 +998,31 @@ int main(void)
 		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0 },
 	};
 	for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++)
-		run_problem(&probs[i]);
+		run_problem(&probs[i], NULL);
+	/* 4-bit operands as `run gemm` lays them out (packed two a byte,
+	 * the whole s4/u4 range, s32 C over its whole range: wrapping).
+	 * This pins sizes, row strides and signs; the order of the two
+	 * nibbles in a byte cannot show in D (A and B share it, so a swap
+	 * permutes K for both): test_run_gemm checks it by hand. */
+	static const struct problem runner[] = {
+		{ "run gemm's s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0 },
+		{ "run gemm's u4 x s4 -> s32 split-K 2 33x24x512", MMAGEN_U4, MMAGEN_S4, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 2, 33, 24, 512, 1, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof runner / sizeof runner[0]; i++) {
+		const struct problem *pr = &runner[i];
+		struct rg_data d = { .p = { .a = pr->a, .b = pr->b, .out = pr->out, .m = pr->m,
+					    .n = pr->n, .k = pr->k, .alpha = pr->alpha,
+					    .beta = pr->beta, .seed = 5 + i, .d_scale = 1 } };
+		if (rg_check_problem(&d.p) || rg_alloc(&d)) {
+			fail("%s: %s", pr->what, rg_error());
+			continue;
+		}
+		rg_fill_inputs(&d);
+		run_problem(pr, &d);
+		rg_data_free(&d);
+	}
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed != 0;
 }

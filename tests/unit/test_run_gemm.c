@@ -525,7 +525,8 @@ static void model_kernel(struct rg_data *d)
 {
 	const struct rg_problem *p = &d->p;
 	int fp8 = p->a == MMAGEN_E4M3 || p->a == MMAGEN_E5M2;
-	int integer = p->a == MMAGEN_S8 || p->a == MMAGEN_U8;
+	int integer = p->a == MMAGEN_S8 || p->a == MMAGEN_U8 || p->a == MMAGEN_S4 ||
+		      p->a == MMAGEN_U4;
 	for (uint32_t i = 0; i < p->m; i++)
 		for (uint32_t j = 0; j < p->n; j++) {
 			float acc = 0, part = 0;
@@ -906,6 +907,213 @@ static void test_verify_saturated(mmagen_type out)
 	rg_data_free(&d);
 }
 
+
+/* ---- 4-bit operands (s4, u4) ----
+ * The packing by hand: element 2j in the low nibble of byte j, 2j+1 in
+ * the high one (PTX ISA, mma.m16n8k64 fragments: a_i in bits 4i..4i+3
+ * of a register filled from consecutive bytes).  Eight elements, their
+ * patterns, their s4 and u4 values, and the four bytes they make. */
+static const struct { uint8_t nib; int s4, u4; } nibbles[8] = {
+	{ 0x1, 1, 1 }, { 0x2, 2, 2 }, { 0xF, -1, 15 }, { 0x8, -8, 8 },
+	{ 0x0, 0, 0 }, { 0x7, 7, 7 }, { 0x9, -7, 9 }, { 0xE, -2, 14 },
+};
+static const uint8_t nibble_bytes[4] = { 0x21, 0x8F, 0x70, 0xE9 };
+
+/* the test's own reader: element i of a packed buffer */
+static int nib_at(const uint8_t *buf, size_t i, int is_signed)
+{
+	int v = (buf[i / 2] >> (i % 2 ? 4 : 0)) & 0xF;
+	return is_signed && v >= 8 ? v - 16 : v;
+}
+
+static void test_4bit_pack(void)
+{
+	uint8_t buf[4], bytes[4];
+	/* pack in a scrambled order: each write keeps the other nibble */
+	static const unsigned order[8] = { 5, 0, 7, 2, 1, 6, 3, 4 };
+	memset(buf, 0xA5, sizeof buf);
+	for (int i = 0; i < 8; i++)
+		rg_put_bits(MMAGEN_S4, buf, order[i], nibbles[order[i]].nib);
+	CHECK(!memcmp(buf, nibble_bytes, 4), "s4 packed: %02x %02x %02x %02x, want 21 8f 70 e9",
+	      buf[0], buf[1], buf[2], buf[3]);
+	memcpy(bytes, nibble_bytes, 4);
+	for (int i = 0; i < 8; i++) {
+		CHECK(rg_value(MMAGEN_S4, bytes, (size_t)i) == nibbles[i].s4, "s4 element %d: %g, want %d",
+		      i, rg_value(MMAGEN_S4, bytes, (size_t)i), nibbles[i].s4);
+		CHECK(rg_value(MMAGEN_U4, bytes, (size_t)i) == nibbles[i].u4, "u4 element %d: %g, want %d",
+		      i, rg_value(MMAGEN_U4, bytes, (size_t)i), nibbles[i].u4);
+	}
+	/* the ends of the ranges */
+	uint8_t ends[1] = { 0x78 };          /* element 0: 8, element 1: 7 */
+	CHECK_EXPR(rg_value(MMAGEN_S4, ends, 0) == -8 && rg_value(MMAGEN_S4, ends, 1) == 7);
+	ends[0] = 0xF0;
+	CHECK_EXPR(rg_value(MMAGEN_U4, ends, 1) == 15 && rg_value(MMAGEN_U4, ends, 0) == 0 &&
+		   rg_value(MMAGEN_S4, ends, 1) == -1);
+	CHECK_EXPR(rg_elem_bits(MMAGEN_S4) == 4 && rg_elem_bits(MMAGEN_U4) == 4 &&
+		   rg_elem_bytes(MMAGEN_S4) == 0 && rg_elem_bits(MMAGEN_S8) == 8);
+	CHECK_EXPR(rg_class_of(MMAGEN_S4) == RG_INT && rg_class_of(MMAGEN_U4) == RG_INT);
+
+	/* rg_fill: every value of the range, never zero, packed; an odd
+	 * count leaves the last high nibble zero */
+	for (int sgn = 0; sgn < 2; sgn++) {
+		mmagen_type t = sgn ? MMAGEN_S4 : MMAGEN_U4;
+		uint8_t f[2001 / 2 + 1];
+		unsigned seen[16] = { 0 }, bad = 0, zero = 0;
+		memset(f, 0xFF, sizeof f);
+		rg_fill(t, 7, 'A', f, 2001);
+		for (size_t i = 0; i < 2001; i++) {
+			int v = nib_at(f, i, sgn);
+			seen[v & 0xF]++;
+			zero += v == 0;
+			bad += rg_value(t, f, i) != v || v < (sgn ? -8 : 0) || v > (sgn ? 7 : 15);
+		}
+		unsigned values = 0;
+		for (int v = 1; v < 16; v++)
+			values += seen[v] > 50;      /* 2001 / 15 = 133 on average */
+		CHECK(!zero && !bad && values == 15 && (f[1000] >> 4) == 0,
+		      "%s fill: %u zeros, %u bad, %u of 15 values, last byte %02x", mmagen_type_name(t),
+		      zero, bad, values, f[1000]);
+	}
+	/* the same seed and operand, the same elements */
+	uint8_t x[64], y[64];
+	rg_fill(MMAGEN_S4, 3, 'B', x, 128);
+	rg_fill(MMAGEN_S4, 3, 'B', y, 128);
+	CHECK_EXPR(!memcmp(x, y, 64));
+}
+
+static void test_4bit_rules(void)
+{
+	struct rg_problem p = mixed(MMAGEN_S4, MMAGEN_U4, MMAGEN_S32, 333, 258, 32);
+	CHECK(rg_check_problem(&p) == 0, "s4 x u4 K = 32: %s", rg_error());
+	CHECK_EXPR(rg_bytes(&p, 'A') == 333 * 16 && rg_bytes(&p, 'B') == 258 * 16 &&
+		   rg_bytes(&p, 'C') == 333 * 258 * 4 && rg_bytes(&p, 'D') == 333 * 258 * 4);
+	p.k = 16;
+	CHECK(rg_check_problem(&p) == -1 && !strncmp(rg_error(), "A: s4 ", 6) &&
+	      strstr(rg_error(), "K must be a multiple of 32: use K = 32") &&
+	      !strstr(rg_error(), " or ") && !strchr(rg_error(), '\n'), "s4 K = 16: %s", rg_error());
+	p.k = 1000;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 992 or 1024"),
+	      "s4 K = 1000: %s", rg_error());
+	p.k = 1024;
+	CHECK_EXPR(rg_check_problem(&p) == 0);
+	/* B alone 4-bit: B is named */
+	p = mixed(MMAGEN_S8, MMAGEN_U4, MMAGEN_S32, 8, 8, 48);
+	CHECK(rg_check_problem(&p) == -1 && !strncmp(rg_error(), "B: u4 ", 6) &&
+	      strstr(rg_error(), "use K = 32 or 64"), "u4 B K = 48: %s", rg_error());
+	/* MN-major 4-bit operands: refused, tn named */
+	p = mixed(MMAGEN_S4, MMAGEN_S4, MMAGEN_S32, 64, 64, 64);
+	p.b_mn = 1;
+	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "B: s4 is read K-major only") &&
+	      strstr(rg_error(), "layout tn"), "s4 N-major B: %s", rg_error());
+	/* an odd element count rounds up to whole bytes */
+	p = mixed(MMAGEN_S4, MMAGEN_U4, MMAGEN_S32, 1, 2, 3);
+	CHECK_EXPR(rg_bytes(&p, 'A') == 2 && rg_bytes(&p, 'B') == 3);
+}
+
+/* The reference against a naive loop over values unpacked by the test's
+ * own reader: s32 D (alpha, beta truncated, wrapping) and f32 D. */
+static void test_4bit_reference(void)
+{
+	static const mmagen_type types[3][3] = {
+		{ MMAGEN_S4, MMAGEN_S4, MMAGEN_S32 }, { MMAGEN_U4, MMAGEN_S4, MMAGEN_S32 },
+		{ MMAGEN_S4, MMAGEN_U4, MMAGEN_F32 } };
+	for (int c = 0; c < 3; c++) {
+		struct rg_data d = { .p = mixed(types[c][0], types[c][1], types[c][2], 5, 6, 64) };
+		int sa_ = types[c][0] == MMAGEN_S4, sb_ = types[c][1] == MMAGEN_S4;
+		unsigned bad = 0;
+		d.p.alpha = 3.75f;       /* s32 D: 3 */
+		d.p.beta = -2.5f;        /* s32 D: -2 */
+		d.p.seed = 11 + (uint64_t)c;
+		CHECK_EXPR(rg_alloc(&d) == 0);
+		rg_fill_inputs(&d);
+		for (uint32_t i = 0; i < 5; i++)
+			for (uint32_t j = 0; j < 6; j++) {
+				int64_t dot = 0;
+				for (uint32_t x = 0; x < 64; x++)
+					dot += (int64_t)nib_at(d.a, (size_t)i * 64 + x, sa_) *
+					       nib_at(d.b, (size_t)j * 64 + x, sb_);
+				double want, sa, cv, got = rg_reference(&d, i, j, &sa, &cv);
+				if (types[c][2] == MMAGEN_S32) {
+					int32_t cval;
+					memcpy(&cval, (uint8_t *)d.c + 4 * ((size_t)i * 6 + j), 4);
+					want = (double)(3 * dot - 2 * (int64_t)cval);
+					/* wrapped to s32 (the sums here stay far inside) */
+					if (want >= 0x1p31 || want < -0x1p31)
+						want = rg_wrap32((int64_t)want);
+				} else {
+					float cval;
+					memcpy(&cval, (uint8_t *)d.c + 4 * ((size_t)i * 6 + j), 4);
+					want = 3.75 * (double)dot - 2.5 * (double)cval;
+				}
+				bad += got != want;
+				if (got != want && bad == 1)
+					fail("%s x %s -> %s: reference D[%u][%u] = %.17g, naive %.17g",
+					     mmagen_type_name(types[c][0]), mmagen_type_name(types[c][1]),
+					     mmagen_type_name(types[c][2]), i, j, got, want);
+			}
+		CHECK_EXPR(bad == 0);
+		struct rg_problem q = d.p;
+		CHECK_EXPR(rg_tolerance(&q, 1000, 1, 0) == 0 || types[c][2] != MMAGEN_S32);
+		rg_data_free(&d);
+	}
+}
+
+/* Save and load 4-bit operands: the description says the packing, the
+ * files hold the packed bytes, load wants both back. */
+static void test_4bit_save_load(void)
+{
+	char dir[] = "/tmp/test_run_gemm4_XXXXXX", path[256], *json, cmd[300];
+	struct rg_data d = { .p = mixed(MMAGEN_S4, MMAGEN_U4, MMAGEN_S32, 3, 4, 32) }, l;
+
+	CHECK_EXPR(mkdtemp(dir) != NULL);
+	d.p.alpha = 2;
+	d.p.beta = 1;
+	CHECK_EXPR(rg_alloc(&d) == 0);
+	rg_fill_inputs(&d);
+	CHECK(rg_save(dir, &d, "tn") == 0, "save s4: %s", rg_error());
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	json = slurp(path);
+	CHECK(json && strstr(json, "\"A\": {\"file\": \"A.bin\", \"type\": \"s4\", \"shape\": [3, 32], \"strides\": [32, 1], \"order\": \"row-major\", \"packing\": \"two elements a byte: element 2j in bits 0-3 of byte j") &&
+	      strstr(json, "\"B\": {\"file\": \"B.bin\", \"type\": \"u4\", \"shape\": [4, 32]") &&
+	      !strstr(strstr(json, "\"C\": "), "packing"),
+	      "s4 description: %s", json ? json : "(none)");
+	snprintf(path, sizeof path, "%s/A.bin", dir);
+	FILE *f = fopen(path, "rb");
+	uint8_t got[64];
+	size_t n = f ? fread(got, 1, sizeof got, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(n == 48 && !memcmp(got, d.a, 48), "A.bin: %zu bytes, want 48 (3 x 32 nibbles)", n);
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(dir, &l, "tn") == 0, "load s4: %s", rg_error());
+	CHECK_EXPR(l.a && !memcmp(l.a, d.a, 48) && !memcmp(l.b, d.b, 64) && !memcmp(l.c, d.c, 48));
+	rg_data_free(&l);
+	/* the request's types differ: s8 needs 96 bytes of A, and says so */
+	l = (struct rg_data){ .p = d.p };
+	l.p.a = MMAGEN_S8;
+	CHECK(rg_load(dir, &l, "tn") == -1 && strstr(rg_error(), "A.type is \"s4\", not \"s8\""),
+	      "s4 as s8: %s", rg_error());
+	/* a short A */
+	CHECK_EXPR(truncate(path, 40) == 0);
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(dir, &l, "tn") == -1 && strstr(rg_error(), "A.bin has 40 bytes; A (3 x 32 s4) needs 48"),
+	      "short s4 A: %s", rg_error());
+	/* a description without the packing */
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	char text[4096], *at;
+	snprintf(text, sizeof text, "%s", slurp(path));
+	CHECK_EXPR((at = strstr(text, "\"packing\": \"two")) != NULL);
+	if (at)
+		memcpy(at + 1, "pucking", 7);
+	write_text(path, text);
+	l = (struct rg_data){ .p = d.p };
+	CHECK(rg_load(dir, &l, "tn") == -1 && strstr(rg_error(), "A.packing is missing"),
+	      "s4 without packing: %s", rg_error());
+	rg_data_free(&d);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK_EXPR(system(cmd) == 0);
+}
+
 int main(void)
 {
 	test_rules();
@@ -943,6 +1151,14 @@ int main(void)
 	test_verify(MMAGEN_U8, MMAGEN_U8, MMAGEN_S32, -7, 1);
 	test_verify(MMAGEN_U8, MMAGEN_S8, MMAGEN_F32, 1, 0.5f);
 	test_verify(MMAGEN_S8, MMAGEN_S8, MMAGEN_F32, -0.25f, 0);
+	test_verify(MMAGEN_S4, MMAGEN_S4, MMAGEN_S32, 1, 0);
+	test_verify(MMAGEN_U4, MMAGEN_S4, MMAGEN_S32, 3.5f, -2);
+	test_verify(MMAGEN_S4, MMAGEN_U4, MMAGEN_F32, 1, 0.5f);
+	test_verify(MMAGEN_U4, MMAGEN_U4, MMAGEN_S32, -7, 1);
+	test_4bit_pack();
+	test_4bit_rules();
+	test_4bit_reference();
+	test_4bit_save_load();
 	test_sample();
 	test_grid();
 	test_save_load();
