@@ -8,6 +8,8 @@
  *                    problem's rules, inputs, the reference and its
  *                    tolerance, the sample, save and load
  *   cublaslt.c       cuBLASLt through dlopen, for --bench
+ *   run_gemm_sm120.c the sm_120a GEMM's operands (containers, scale rows),
+ *                    reference, check and --save (end of this header)
  *
  * The problem (layout tn, the one the generator writes today): A is M x K
  * row-major; B is K x N column-major, i.e. N rows of K elements; C and D
