@@ -1045,29 +1045,290 @@ static int time_load(mmagen_gemm_request *r, int has_arch, const struct run_opts
 	return bench_load_gen(what, gen_gemm, r, ro);
 }
 
-/* sm_120a kernels (block-scaled mma.sync) need an SM120 GPU: on any
- * other, one line and 77 (skipped), as without a GPU.  On one, this
- * runner does not lay out FP6/FP4 containers and scales yet. */
-static int sm120_gpu(const struct run_opts *ro, int target)
-{
-	mmart_ctx *ctx;
-	int major = 0, minor = 0, rc = open_gpu(ro, &ctx);
-	const char *t = mmagen_target_name(target);
+/* ---- sm_120a: block-scaled mma.sync ----
+ * run_gemm_sm120.c lays out the operands (the containers and scale rows
+ * of the manifest) and holds the reference; here they go to an SM120 GPU.
+ * struct gpu's operand sets carry A, B, C and D; the scales of set i are
+ * sa[i], sb[i] of struct g120.  The kernel's parameters (manifest
+ * "params"): a, b, sa, sb, d, c, m, n, k, lda, ldb, ldsa, ldsb, ldd, ldc,
+ * alpha, beta; one CTA per tile. */
+#define SETS120 64u
+#define L2_120 (128ull << 20)   /* GB202's whole L2: --bench rotates past it */
 
-	if (rc)
+struct g120 {
+	struct gpu g;            /* first: launch120 gets &g back */
+	const struct rg120_problem *p;
+	uint64_t sa[SETS120], sb[SETS120];
+};
+
+/* A request that only sm_120a has: block-scaled, or FP6/FP4 operands. */
+static int sm120_request(const mmagen_gemm_request *r)
+{
+	return r->quant || mmagen_type_bits(r->a) < 8 || mmagen_type_bits(r->b) < 8;
+}
+
+static int launch120(struct gpu *g, const struct dev_set *s)
+{
+	struct g120 *x = (struct g120 *)(void *)g;
+	const struct rg120_problem *p = x->p;
+	size_t i = (size_t)(s - g->sets);
+	uint64_t a = s->a, b = s->b, sa = x->sa[i], sb = x->sb[i], d = s->d, c = s->c;
+	uint32_t m = p->m, n = p->n, k = p->k, lda = p->lda, ldb = p->ldb, ldsa = p->ldsa;
+	uint32_t ldsb = p->ldsb, ldd = p->n, ldc = p->n;
+	float alpha = p->alpha, beta = p->beta;
+	void *params[] = { &a, &b, &sa, &sb, &d, &c, &m, &n, &k, &lda, &ldb, &ldsa, &ldsb,
+			   &ldd, &ldc, &alpha, &beta };
+	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+}
+
+/* Set i to the device: D between `guard` poisoned bytes on each side, C
+ * the poison when beta is 0 (as upload_set). */
+static int upload120(struct g120 *x, const struct rg120_data *d, unsigned i, size_t guard)
+{
+	struct gpu *g = &x->g;
+	struct dev_set *s = &g->sets[i];
+	const struct rg120_problem *p = x->p;
+	size_t cb = rg120_bytes(p, RG120_C);
+
+	if (mmart_alloc(g->ctx, rg120_bytes(p, RG120_A), &s->a) ||
+	    mmart_alloc(g->ctx, rg120_bytes(p, RG120_B), &s->b) ||
+	    mmart_alloc(g->ctx, cb, &s->c) || mmart_alloc(g->ctx, cb + 2 * guard, &s->dbuf) ||
+	    mmart_copy_to_device(g->ctx, s->a, d->a, rg120_bytes(p, RG120_A)) ||
+	    mmart_copy_to_device(g->ctx, s->b, d->b, rg120_bytes(p, RG120_B)) ||
+	    (p->beta != 0 ? mmart_copy_to_device(g->ctx, s->c, d->c, cb)
+			  : mmart_memset8(g->ctx, s->c, POISON, cb)) ||
+	    mmart_memset8(g->ctx, s->dbuf, POISON, cb + 2 * guard))
+		return rt_fail("device memory");
+	s->d = s->dbuf + guard;
+	if (p->block &&
+	    (mmart_alloc(g->ctx, rg120_bytes(p, RG120_SA), &x->sa[i]) ||
+	     mmart_alloc(g->ctx, rg120_bytes(p, RG120_SB), &x->sb[i]) ||
+	     mmart_copy_to_device(g->ctx, x->sa[i], d->sa, rg120_bytes(p, RG120_SA)) ||
+	     mmart_copy_to_device(g->ctx, x->sb[i], d->sb, rg120_bytes(p, RG120_SB))))
+		return rt_fail("device memory");
+	return 0;
+}
+
+static void free120(struct g120 *x)
+{
+	for (unsigned i = 0; i < x->g.nsets; i++) {
+		mmart_free(x->g.ctx, x->sa[i]);
+		mmart_free(x->g.ctx, x->sb[i]);
+		x->sa[i] = x->sb[i] = 0;
+	}
+	free_sets(&x->g);
+}
+
+/* n sets, uploaded: 0 or 1 (said why; free120 cleans up). */
+static int sets120(struct g120 *x, const struct rg120_data *d, unsigned n, size_t guard)
+{
+	if (!(x->g.sets = alloc_sets(n))) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	for (x->g.nsets = 0; x->g.nsets < n; x->g.nsets++)
+		if (upload120(x, d, x->g.nsets, guard)) {
+			x->g.nsets++;
+			return 1;
+		}
+	return 0;
+}
+
+/* One launch, D back into d->d; the guard bytes that changed. */
+static int run_once120(struct g120 *x, struct rg120_data *d, size_t *guard_bad)
+{
+	struct gpu *g = &x->g;
+	size_t db = rg120_bytes(x->p, RG120_D);
+	uint8_t *back = malloc(db + 2 * GUARD);
+	int rc = 1;
+
+	if (!back) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	if (sets120(x, d, 1, GUARD) || launch120(g, &g->sets[0]))
+		goto out;
+	if (mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_copy_to_host(g->ctx, back, g->sets[0].dbuf, db + 2 * GUARD)) {
+		rt_fail("run");
+		goto out;
+	}
+	*guard_bad = 0;
+	for (size_t i = 0; i < GUARD; i++)
+		*guard_bad += (back[i] != POISON) + (back[GUARD + db + i] != POISON);
+	memcpy(d->d, back + GUARD, db);
+	rc = 0;
+out:
+	free120(x);
+	free(back);
+	return rc;
+}
+
+static int report120(const char *what, const struct rg120_data *d, size_t guard_bad)
+{
+	struct rg_verdict v;
+	if (rg120_verify(d, &v))
+		return rg_said();
+	if (v.bad || guard_bad) {
+		printf("FAIL run gemm %s: %zu of %zu checked elements wrong", what, v.bad, v.checked);
+		if (v.bad)
+			printf("; first: D[%u][%u] = %.9g, reference %.9g, tolerance %.3g", v.bi, v.bj,
+			       v.bad_got, v.bad_ref, v.bad_tol);
+		printf("; %zu of the %u guard bytes around D written (seed %llu)\n", guard_bad,
+		       2 * GUARD, (unsigned long long)d->p.seed);
+		return 1;
+	}
+	printf("PASS run gemm %s: %zu elements checked (%s), worst error %.3g (%.2f of its tolerance) at D[%u][%u]; "
+	       "the %u guard bytes around D untouched (seed %llu)\n",
+	       what, v.checked, (uint64_t)v.checked == (uint64_t)d->p.m * d->p.n ? "every one" :
+	       "a sample and the corners", v.worst_err, v.worst_ratio, v.wi, v.wj, 2 * GUARD,
+	       (unsigned long long)d->p.seed);
+	return 0;
+}
+
+/* --bench: enough sets that the others' operands pass through the L2
+ * between two uses of one, a blocker memset first (time_launches).
+ * cuBLASLt's block-scaled matmul is not compared (said in one line). */
+static int bench120(struct g120 *x, const struct rg120_data *d, unsigned reps, const char *what)
+{
+	const struct rg120_problem *p = x->p;
+	uint64_t ab = rg120_bytes(p, RG120_A) + rg120_bytes(p, RG120_B) +
+		      (p->block ? rg120_bytes(p, RG120_SA) + rg120_bytes(p, RG120_SB) : 0);
+	uint64_t blocker = 0, blocker_bytes = (uint64_t)reps * (64ull << 20);
+	unsigned n = (unsigned)(1 + (L2_120 + ab - 1) / ab);
+	double flop = 2.0 * p->m * p->n * p->k;
+	struct timing t;
+	int rc = 1;
+
+	n = n < 2 ? 2 : n > SETS120 ? SETS120 : n;
+	blocker_bytes = blocker_bytes < (512ull << 20) ? 512ull << 20 :
+			blocker_bytes > (4ull << 30) ? 4ull << 30 : blocker_bytes;
+	if (sets120(x, d, n, 0))
+		goto out;
+	if (mmart_alloc(x->g.ctx, blocker_bytes, &blocker))
+		blocker = 0;             /* no room: time without it (gaps then show) */
+	printf("bench gemm %s: %u buffer sets, %d warm-up launches, median of %u\n", what, n,
+	       WARMUP, reps);
+	if (time_launches(&x->g, launch120, reps, blocker, blocker_bytes, &t))
+		goto out;
+	printf("%-9s %8.1f TFLOP/s  (median %.4f ms, min %.4f, max %.4f)%s\n", "mmagen",
+	       flop / (t.median * 1e-3) / 1e12, t.median, t.min, t.max,
+	       t.gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
+	printf("cuBLASLt: not measured: this runner has no cuBLASLt block-scaled comparison for sm_120a; mmagen alone\n");
+	rc = 0;
+out:
+	mmart_free(x->g.ctx, blocker);
+	free120(x);
+	return rc;
+}
+
+/* The manifest's "instruction" (for --save's description): 0, or 1. */
+static int instruction_of(const mmagen_gemm_request *r, char *buf, size_t n)
+{
+	static const char key[] = "\"instruction\": \"";
+	char *json = NULL;
+	const char *at, *end;
+	if (mmagen_gemm_emit(r, MMAGEN_FMT_JSON, &json, NULL)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	at = strstr(json, key);
+	end = at ? strchr(at + sizeof key - 1, '"') : NULL;
+	assert(end);              /* gemm_json_sm120 writes it */
+	snprintf(buf, n, "%.*s", (int)(end - at - (sizeof key - 1)), at + sizeof key - 1);
+	mmagen_free(json);
+	return 0;
+}
+
+/* sm_120a kernels need an SM120 GPU: on any other, one line and 77
+ * (skipped), as without a GPU.  What the command line can get wrong is
+ * said first, before the driver is touched. */
+static int sm120_gpu(const mmagen_gemm_request *r, const struct run_gemm_opts *o,
+		     const struct run_opts *ro)
+{
+	struct g120 x;
+	struct gpu *g = &x.g;
+	struct rg120_data d = { 0 };
+	const char *t = mmagen_target_name(r->target);
+	char what[320], ins[256];
+	size_t guard_bad = 0;
+	int major = 0, minor = 0, rc;
+
+	memset(&x, 0, sizeof x);
+	g->info.size = sizeof g->info;
+	if (o->tune || o->load || o->time_load) {
+		fprintf(stderr, "mmagen: run gemm: --tune, --load and --time-load are not offered for %s kernels yet; leave them out (--check, --bench and --save are)\n",
+			t);
+		return 2;
+	}
+	if (mmagen_gemm_info_of(r, &g->info)) {
+		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		return 1;
+	}
+	if (rg120_problem_of(&d.p, r, &g->info, o->m, o->n, o->k, o->alpha, o->beta, ro->seed))
+		return rg_said();
+	x.p = &d.p;
+	if ((rc = open_gpu(ro, &g->ctx)))
 		return rc;
-	rc = mmart_device_info(ctx, &major, &minor, NULL, 0);
-	mmart_close(ctx);
-	if (rc)
-		return rt_fail("device");
+	rc = 1;
+	if (mmart_device_info(g->ctx, &major, &minor, NULL, 0)) {
+		rt_fail("device");
+		goto out;
+	}
 	if (major != 12) {
 		fprintf(stderr, "mmagen: run gemm: %s kernels need an SM120 GPU (compute capability 12.x), this one is sm_%d%d: skipped; `mmagen gemm --arch %s` writes the kernel, the unit and ptxas suites check it\n",
 			t, major, minor, t);
-		return 77;
+		rc = 77;
+		goto out;
 	}
-	fprintf(stderr, "mmagen: run gemm: this runner does not lay out %s inputs (FP6/FP4 containers, block scales) yet; `mmagen gemm --arch %s` writes the kernel\n",
-		t, t);
-	return 1;
+	if (rg120_alloc(&d)) {
+		rg_said();
+		goto out;
+	}
+	rg120_fill(&d);
+	if (prepare_kernel(g, r))
+		goto out;
+	g->cfg = (mmart_launch_config){
+		.grid = { rg_grid(0, d.p.m, d.p.n, g->info.tile_m, g->info.tile_n, 1), 1, 1 },
+		.block = { g->info.block[0], g->info.block[1], g->info.block[2] },
+		.cluster = { 1, 1, 1 },
+		.smem_bytes = g->info.smem,
+		.stream = g->stream,
+	};
+	snprintf(what, sizeof what, "%s x %s -> %s%s%s on %s, M %u N %u K %u, alpha %.9g beta %.9g",
+		 mmagen_type_name(r->a), mmagen_type_name(r->b), mmagen_type_name(r->out),
+		 r->quant ? " --quant " : "", r->quant ? mmagen_qformat_name(r->quant) : "", t,
+		 d.p.m, d.p.n, d.p.k, (double)d.p.alpha, (double)d.p.beta);
+	if (run_once120(&x, &d, &guard_bad))
+		goto out;
+	rc = 0;
+	if (o->check) {
+		rc = report120(what, &d, guard_bad);
+	} else if (guard_bad) {
+		printf("FAIL run gemm %s: the kernel wrote %zu of the %u bytes just before and after D\n",
+		       what, guard_bad, 2 * GUARD);
+		rc = 1;
+	}
+	if (o->save) {
+		if (instruction_of(r, ins, sizeof ins) || rg120_save(o->save, &d, ins)) {
+			rc = rg_said();
+		} else {
+			printf("saved A, B, %sC, D and gemm.json in %s\n", d.p.block ? "SA, SB, " : "",
+			       o->save);
+		}
+	}
+	if (o->bench && !rc)
+		rc = bench120(&x, &d, o->reps, what);
+	if (!o->check && !o->bench && !rc)
+		printf("ran gemm %s on a grid of %u x %u threads; --check compares D with the reference, --bench times it\n",
+		       what, g->cfg.grid[0], g->cfg.block[0]);
+out:
+	if (g->stream)
+		mmart_stream_destroy(g->ctx, g->stream);
+	mmart_close(g->ctx);
+	rg120_data_free(&d);
+	fflush(stdout);
+	return rc;
 }
 
 int run_gemm(const mmagen_gemm_request *req, int has_arch,
@@ -1084,15 +1345,16 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		return 2;
 	}
 	/* without --arch: the request is checked for sm_90a, the target the
-	 * generator has, then for the GPU's own once there is one */
-	if (!has_arch && mmagen_target_parse("sm_90a", &r.target))
+	 * generator has (sm_120a for block-scaled and FP6/FP4 requests, the
+	 * only target with them), then for the GPU's own once there is one */
+	if (!has_arch && mmagen_target_parse(sm120_request(&r) ? "sm_120a" : "sm_90a", &r.target))
 		return fprintf(stderr, "mmagen: %s\n", mmagen_last_error()), 1;
 	if (mmagen_gemm_info_of(&r, &g.info)) {
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
 		return 1;
 	}
 	if (!strncmp(mmagen_target_name(r.target), "sm_12", 5))
-		return sm120_gpu(ro, r.target);
+		return sm120_gpu(&r, o, ro);
 	/* the operands this runner lays out are the manifest's (4-bit A and
 	 * B: elem_bytes 0, elem_bits 4, packed two a byte) */
 	if (g.info.elem_bytes_a != rg_elem_bytes(r.a) || g.info.elem_bytes_b != rg_elem_bytes(r.b) ||
@@ -1126,7 +1388,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		if ((rc = device_target(ro, &r.target)))
 			goto out;
 		if (!strncmp(mmagen_target_name(r.target), "sm_12", 5)) {
-			rc = sm120_gpu(ro, r.target);
+			rc = sm120_gpu(&r, o, ro);
 			goto out;
 		}
 		if (mmagen_gemm_info_of(&r, &g.info)) {

@@ -8,6 +8,8 @@
  *                    problem's rules, inputs, the reference and its
  *                    tolerance, the sample, save and load
  *   cublaslt.c       cuBLASLt through dlopen, for --bench
+ *   run_gemm_sm120.c the sm_120a GEMM's operands (containers, scale rows),
+ *                    reference, check and --save (end of this header)
  *
  * The problem (layout tn, the one the generator writes today): A is M x K
  * row-major; B is K x N column-major, i.e. N rows of K elements; C and D
@@ -264,5 +266,81 @@ unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
 
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);
+
+/* ---- run_gemm_sm120.c: the sm_120a GEMM's operands ----
+ * The block-scaled mma.sync kernel (kernel_gemm_sm120.c) reads A (M rows)
+ * and B (N rows) K-major in the manifest's containers (info.elem_bits_a):
+ *   8  one byte per element: e4m3/e5m2 the byte, e3m2/e2m3 bits 0..5,
+ *      e2m1 bits 2..5, every other bit zero (kind::f8f6f4, mxf8f6f4)
+ *   4  e2m1 packed two per byte, element 2i in the low nibble (mxf4,
+ *      mxf4nvf4)
+ * and, when block-scaled, SA (M rows) and SB (N rows) of ldsa / ldsb
+ * bytes: byte s of a row is the scale (info.stype: ue8m0, or ue4m3 for
+ * nvfp4) of elements s*block .. s*block+block-1 of K (`mmagen quantize`'s
+ * order).  The rows are dense: lda = ldb = K elements; ldsa = ldsb =
+ * ceil(K/block) rounded up to spb = tile_k / block (the scale bytes the
+ * kernel copies per row and K block), the padding 0xFF (NaN in both
+ * scale types: a kernel that used it would show).  C and D as in
+ * struct rg_problem (row-major M x N, ldc = ldd = N). */
+enum rg120_operand { RG120_A, RG120_B, RG120_SA, RG120_SB, RG120_C, RG120_D };
+
+struct rg120_problem {
+	mmagen_type a, b, out;
+	mmagen_type stype;       /* MMAGEN_TYPE_NONE: kind::f8f6f4, no scales */
+	unsigned bits;           /* container bits per element: 8 or 4 */
+	unsigned block, spb;     /* K elements per scale; scale bytes per K block */
+	uint32_t m, n, k;
+	uint32_t lda, ldb;       /* elements (= K) */
+	uint32_t ldsa, ldsb;     /* bytes (0 without scales) */
+	float alpha, beta;
+	uint64_t seed;
+};
+
+struct rg120_data {
+	struct rg120_problem p;
+	uint8_t *a, *b, *sa, *sb;
+	void *c, *d;
+};
+
+/* The problem of request r (info: its manifest) at M x N x K, checked:
+ * 0, or -1 with rg_error() naming the rule and the nearest legal value
+ * (K a multiple of the scale block and of 16 bytes of elements; N even,
+ * as ldd; M, N, K below 2^31). */
+int rg120_problem_of(struct rg120_problem *p, const mmagen_gemm_request *r,
+		     const mmagen_gemm_info *info, uint32_t m, uint32_t n, uint32_t k,
+		     float alpha, float beta, uint64_t seed);
+size_t rg120_bytes(const struct rg120_problem *p, enum rg120_operand which);
+
+/* Element (row, kk) of A or B (which RG120_A / RG120_B): its code put
+ * into, or read from, the container layout above. */
+void rg120_put(const struct rg120_problem *p, enum rg120_operand which, uint8_t *buf,
+	       uint32_t row, uint32_t kk, unsigned code);
+unsigned rg120_get(const struct rg120_problem *p, enum rg120_operand which, const uint8_t *buf,
+		   uint32_t row, uint32_t kk);
+/* The byte offset of scale s of row `row` in SA or SB (RG120_SA / _SB). */
+size_t rg120_scale_at(const struct rg120_problem *p, enum rg120_operand which, uint32_t row,
+		      uint32_t s);
+
+/* Operands allocated (A, B, SA, SB, C random from p.seed; D zero): 0 or -1. */
+int rg120_alloc(struct rg120_data *d);
+void rg120_fill(struct rg120_data *d);
+void rg120_data_free(struct rg120_data *d);
+
+/* The value of `code` in e4m3, e5m2, e3m2, e2m3, e2m1, ue8m0 or ue4m3,
+ * from a table written from the OCP MX spec and the PTX ISA (not the
+ * library's codec); NaN for the NaN codes and for other types. */
+double rg120_decode(mmagen_type t, unsigned code);
+
+/* alpha * sum_k (sa*a)(sb*b) + beta * C[i][j] in double, sum |terms|
+ * and C's value (0 when beta is 0), as rg_reference. */
+double rg120_reference(const struct rg120_data *d, uint32_t i, uint32_t j, double *sum_abs,
+		       double *cval);
+/* rg_tolerance's bound for this accumulation (see run_gemm_sm120.c). */
+double rg120_tolerance(const struct rg120_problem *p, double sum_abs, double cval, double ref);
+/* d->d against the reference at rg_sample's elements, as rg_verify. */
+int rg120_verify(const struct rg120_data *d, struct rg_verdict *v);
+/* A.bin, B.bin, SA.bin, SB.bin (block-scaled), C.bin, D.bin and
+ * gemm.json (types, packing, scale layout) into DIR. */
+int rg120_save(const char *dir, const struct rg120_data *d, const char *instruction);
 
 #endif

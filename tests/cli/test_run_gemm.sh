@@ -159,5 +159,17 @@ rc=$?
 if [ $rc -eq 77 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; then ok
 else ko "sm_120a run gemm: exit $rc: $(cat "$tmp/stderr")"; fi
 
+# sm_120a: the problem's rules before the driver; without --arch a
+# block-scaled request is sm_120a's (skipped without an SM120 GPU)
+S="run gemm --a e2m1 --b e2m1 --out bf16 --quant nvfp4"
+# shellcheck disable=SC2086
+refused 1 "K = 100: .*multiple of 32.*use K = 96 or 128" $S --m 64 --n 64 --k 100
+# shellcheck disable=SC2086
+refused 1 "ldd = N = 63 is odd.*use N = 62 or 64" $S --m 64 --n 63 --k 64
+# shellcheck disable=SC2086
+refused 2 "not offered for sm_120a" $S --m 64 --n 64 --k 64 --tune
+# shellcheck disable=SC2086
+accepted $S --m 64 --n 64 --k 64 --check --save "$tmp/sm120"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

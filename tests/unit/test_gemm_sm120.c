@@ -28,14 +28,27 @@
  * Not replayed: the PTX's own integer arithmetic around these (tile
  * order, global addresses, src-size and predicates, stage rotation) and
  * the epilogue: the replay follows the template's description of them.
+ *
+ * `run gemm`'s side (gen/run_gemm_sm120.c): the same replay runs on the
+ * buffers the runner would upload (rg120_fill: its containers, packing
+ * and scale rows), against the values the runner's reference reads back
+ * through its own layout and decode table; rg120_reference must equal the
+ * replayed D.  Buffers the runner lays out wrongly (two scale rows
+ * swapped, the nibbles of a byte swapped, an e2m1 code in the wrong bits)
+ * must be caught.  The runner's decode table is checked against the
+ * library's codec and the spec's values, and its rules, check and --save.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "mmagen.h"
+#include "run_gemm.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -681,6 +694,212 @@ static unsigned bank_conflicts(const struct prob *p, const struct tabs *t)
 	return bad;
 }
 
+/* ---- run gemm's layout (gen/run_gemm_sm120.c) under the replay ----
+ * K and N rounded up to what the runner takes (K a multiple of the scale
+ * block and of 16 bytes of elements; N even), the runner's buffers handed
+ * to the replay, and its reference compared with the replayed D. */
+static void runner_values(const struct rg120_data *d, struct prob *q)
+{
+	const struct rg120_problem *rp = &d->p;
+	unsigned nsc = q->sv ? q->k / q->block : 0;
+	for (unsigned op = 0; op < 2; op++) {
+		unsigned rows = op ? q->n : q->m;
+		double *v = op ? q->vb : q->va, *vs = op ? q->vsb : q->vsa;
+		for (unsigned r = 0; r < rows; r++) {
+			for (unsigned c = 0; c < q->k; c++)
+				v[(size_t)r * q->k + c] = rg120_decode(op ? q->b : q->a,
+					rg120_get(rp, op ? RG120_B : RG120_A, op ? d->b : d->a, r, c));
+			for (unsigned s = 0; s < nsc; s++)
+				vs[(size_t)r * nsc + s] = rg120_decode(q->st,
+					(op ? d->sb : d->sa)[rg120_scale_at(rp, op ? RG120_SB : RG120_SA, r, s)]);
+		}
+	}
+}
+
+static void runner_layout(const struct prob *tmpl, const struct tabs *t,
+			  const mmagen_gemm_request *r, const mmagen_gemm_info *info,
+			  const char *what, int mutate)
+{
+	struct rg120_data d = { 0 };
+	struct prob q = *tmpl;
+	unsigned kmul = 128 / q.bits;
+	if (q.sv && q.block > kmul)
+		kmul = q.block;
+	unsigned k = (q.k + kmul - 1) / kmul * kmul, n = q.n + q.n % 2;
+	double *dr = NULL;
+
+	if (k != q.k || n != q.n)   /* the rule, refused with its nearest K or N */
+		check(rg120_problem_of(&d.p, r, info, q.m, q.n, q.k, 1, 0, 7) != 0 &&
+		      strstr(rg_error(), "use ") != NULL, "%s: runner accepts K %u N %u: %s", what, q.k,
+		      q.n, rg_error());
+	if (rg120_problem_of(&d.p, r, info, q.m, n, k, 1, 0, 12345)) {
+		check(0, "%s: runner refuses K %u N %u: %s", what, k, n, rg_error());
+		return;
+	}
+	check(d.p.lda * q.bits % 128 == 0 && (!q.sv || d.p.ldsa % q.spb == 0) &&
+	      (!q.sv || d.p.ldsa >= k / q.block), "%s: runner's lda %u, ldsa %u against the manifest's rules",
+	      what, d.p.lda, d.p.ldsa);
+	q.n = n, q.k = k;
+	q.lda = d.p.lda * q.bits / 8, q.ldb = d.p.ldb * q.bits / 8;
+	q.ldsa = d.p.ldsa, q.ldsb = d.p.ldsb;
+	unsigned nsc = q.sv ? k / q.block : 1;
+	q.va = malloc((size_t)q.m * k * sizeof *q.va);
+	q.vb = malloc((size_t)n * k * sizeof *q.vb);
+	q.vsa = malloc((size_t)q.m * nsc * sizeof *q.vsa);
+	q.vsb = malloc((size_t)n * nsc * sizeof *q.vsb);
+	dr = malloc((size_t)q.m * n * sizeof *dr);
+	if (!q.va || !q.vb || !q.vsa || !q.vsb || !dr || rg120_alloc(&d)) {
+		check(0, "%s: out of memory", what);
+		goto out;
+	}
+	rg120_fill(&d);
+	q.ma = d.a, q.mb = d.b, q.msa = q.sv ? d.sa : NULL, q.msb = q.sv ? d.sb : NULL;
+	q.na = rg120_bytes(&d.p, RG120_A), q.nb = rg120_bytes(&d.p, RG120_B);
+	q.nsa = q.sv ? rg120_bytes(&d.p, RG120_SA) : 0, q.nsb = q.sv ? rg120_bytes(&d.p, RG120_SB) : 0;
+	q.oob = 0;
+	runner_values(&d, &q);
+	unsigned bad = replay(&q, t, dr);
+	check(!bad, "%s: the kernel replayed on run gemm's buffers: D wrong in %u places (%u reads outside)",
+	      what, bad, q.oob);
+	/* the runner's reference is the replayed D (alpha 1, beta 0) */
+	unsigned rbad = 0;
+	for (unsigned i = 0; i < q.m; i++)
+		for (unsigned j = 0; j < n; j++) {
+			double mag, c, ref = rg120_reference(&d, i, j, &mag, &c);
+			rbad += !(fabs(ref - dr[(size_t)i * n + j]) <= 1e-12 * mag) || !(mag > 0);
+		}
+	check(!rbad, "%s: rg120_reference differs from the replayed D in %u places", what, rbad);
+	/* its check: D as f32 passes, one element off by 2% of sum|terms| does not */
+	float *df = d.d;
+	for (size_t i = 0; i < (size_t)q.m * n; i++)
+		df[i] = (float)dr[i];
+	struct rg_verdict v;
+	int vr = rg120_verify(&d, &v);   /* before check() reads v */
+	check(!vr && v.bad == 0 && v.checked == (size_t)q.m * n,
+	      "%s: rg120_verify on the replayed D: %zu of %zu bad", what, v.bad, v.checked);
+	double mag, c;
+	rg120_reference(&d, q.m - 1, n - 1, &mag, &c);
+	df[(size_t)q.m * n - 1] += (float)(0.02 * mag);
+	vr = rg120_verify(&d, &v);
+	check(!vr && v.bad == 1 && v.bi == q.m - 1 && v.bj == n - 1,
+	      "%s: rg120_verify missed a wrong corner (%zu bad)", what, v.bad);
+	if (!mutate)
+		goto out;
+	/* buffers laid out wrongly, the reference's values kept: caught */
+	if (q.sv && q.m > 1) {      /* SA rows 0 and 1 swapped */
+		uint8_t tmp[256];
+		memcpy(tmp, d.sa, q.ldsa);
+		memcpy(d.sa, d.sa + q.ldsa, q.ldsa);
+		memcpy(d.sa + q.ldsa, tmp, q.ldsa);
+		q.oob = 0;
+		check(replay(&q, t, dr) != 0, "%s: run gemm's SA rows 0 and 1 swapped: not caught", what);
+		memcpy(d.sa + q.ldsa, d.sa, q.ldsa);
+		memcpy(d.sa, tmp, q.ldsa);
+	}
+	unsigned c0 = rg120_get(&d.p, RG120_A, d.a, 0, 0), c1 = rg120_get(&d.p, RG120_A, d.a, 0, 1);
+	if (q.bits == 4 && c0 != c1) {   /* the two nibbles of A's first byte swapped */
+		d.a[0] = (uint8_t)(d.a[0] >> 4 | d.a[0] << 4);
+		q.oob = 0;
+		check(replay(&q, t, dr) != 0, "%s: run gemm's nibbles swapped: not caught", what);
+		d.a[0] = (uint8_t)(d.a[0] >> 4 | d.a[0] << 4);
+	}
+	if (q.bits == 8 && q.a == MMAGEN_E2M1) {   /* e2m1 in bits 0..3, not 2..5 */
+		uint8_t keep = d.a[0];
+		d.a[0] = (uint8_t)(keep >> 2);
+		q.oob = 0;
+		check(replay(&q, t, dr) != 0, "%s: run gemm's e2m1 in bits 0..3: not caught", what);
+		d.a[0] = keep;
+	}
+	q.oob = 0;
+	check(replay(&q, t, dr) == 0, "%s: run gemm's buffers restored: replay fails", what);
+out:
+	free(dr);
+	free(q.va); free(q.vb); free(q.vsa); free(q.vsb);
+	rg120_data_free(&d);
+}
+
+/* The runner's decode table: the library's codec on every code, and the
+ * spec's values at a few. */
+static void check_decode(void)
+{
+	static const mmagen_type ts[] = { MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_E3M2, MMAGEN_E2M3,
+					  MMAGEN_E2M1, MMAGEN_UE8M0, MMAGEN_UE4M3 };
+	static const double e2m1[16] = { 0, 0.5, 1, 1.5, 2, 3, 4, 6,
+					 -0.0, -0.5, -1, -1.5, -2, -3, -4, -6 };
+	static const struct { mmagen_type t; unsigned code; double v; } spot[] = {
+		{ MMAGEN_E4M3, 0x7E, 448 }, { MMAGEN_E4M3, 0x01, 0x1p-9 }, { MMAGEN_E4M3, 0xB8, -1 },
+		{ MMAGEN_E5M2, 0x7B, 57344 }, { MMAGEN_E5M2, 0x01, 0x1p-16 }, { MMAGEN_E5M2, 0x7C, INFINITY },
+		{ MMAGEN_E3M2, 0x1F, 28 }, { MMAGEN_E3M2, 0x01, 0.0625 }, { MMAGEN_E3M2, 0x2C, -1 },
+		{ MMAGEN_E2M3, 0x1F, 7.5 }, { MMAGEN_E2M3, 0x01, 0.125 }, { MMAGEN_E2M3, 0x08, 1 },
+		{ MMAGEN_UE8M0, 127, 1 }, { MMAGEN_UE8M0, 0, 0x1p-127 }, { MMAGEN_UE8M0, 254, 0x1p127 },
+		{ MMAGEN_UE4M3, 0x38, 1 }, { MMAGEN_UE4M3, 0x7E, 448 }, { MMAGEN_UE4M3, 0x20, 0.125 },
+	};
+	unsigned bad = 0;
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+		unsigned width = ts[i] == MMAGEN_UE4M3 ? 7 : mmagen_type_bits(ts[i]);
+		for (unsigned c = 0; c < 1u << width; c++) {
+			double x = rg120_decode(ts[i], c), y = mmagen_type_decode(ts[i], c);
+			bad += !(x == y || (isnan(x) && isnan(y)));
+		}
+	}
+	check(!bad, "rg120_decode differs from mmagen_type_decode at %u codes", bad);
+	for (unsigned c = 0; c < 16; c++)
+		check(rg120_decode(MMAGEN_E2M1, c) == e2m1[c], "e2m1 %#x = %g", c,
+		      rg120_decode(MMAGEN_E2M1, c));
+	for (size_t i = 0; i < sizeof spot / sizeof spot[0]; i++)
+		check(rg120_decode(spot[i].t, spot[i].code) == spot[i].v, "%s %#x = %g, want %g",
+		      mmagen_type_name(spot[i].t), spot[i].code, rg120_decode(spot[i].t, spot[i].code),
+		      spot[i].v);
+	check(isnan(rg120_decode(MMAGEN_E4M3, 0x7F)) && isnan(rg120_decode(MMAGEN_UE8M0, 0xFF)) &&
+	      isnan(rg120_decode(MMAGEN_UE4M3, 0x7F)) && isnan(rg120_decode(MMAGEN_UE4M3, 0x80)) &&
+	      isnan(rg120_decode(MMAGEN_E5M2, 0x7D)), "NaN codes");
+}
+
+/* --save: the files, their sizes and the description's scale layout. */
+static void check_save(void)
+{
+	mmagen_gemm_request r;
+	mmagen_gemm_info info = { .size = sizeof info };
+	struct rg120_data d = { 0 };
+	char dir[] = "/tmp/mmagen-sm120-save-XXXXXX", path[128], json[4096];
+	static const char *const files[] = { "A.bin", "B.bin", "SA.bin", "SB.bin", "C.bin", "D.bin" };
+	struct stat st;
+
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_120a", &r.target);
+	r.a = r.b = MMAGEN_E2M1;
+	r.out = MMAGEN_BF16;
+	r.quant = MMAGEN_QF_NVFP4;
+	if (!mkdtemp(dir) || mmagen_gemm_info_of(&r, &info) ||
+	    rg120_problem_of(&d.p, &r, &info, 6, 4, 64, 1.5f, 0.5f, 3) || rg120_alloc(&d)) {
+		check(0, "save: setup: %s", rg_error());
+		return;
+	}
+	rg120_fill(&d);
+	check(!rg120_save(dir, &d, "mma.sync.test"), "save: %s", rg_error());
+	/* 64 e2m1 = 32 bytes per row; 4 scales per row padded to spb = 16 */
+	const size_t want[] = { 6 * 32, 4 * 32, 6 * 16, 4 * 16, 6 * 4 * 2, 6 * 4 * 2 };
+	for (int i = 0; i < 6; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		check(!stat(path, &st) && (size_t)st.st_size == want[i], "save: %s: %lld bytes, want %zu",
+		      files[i], (long long)st.st_size, want[i]);
+		unlink(path);
+	}
+	check(d.sa[4] == 0xFF && d.sa[15] == 0xFF && d.sa[3] != 0xFF, "save: SA row padding 0xff");
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(json, 1, sizeof json - 1, f) : 0;
+	json[n] = 0;
+	if (f)
+		fclose(f);
+	check(strstr(json, "\"SA\": {\"file\": \"SA.bin\", \"type\": \"ue4m3\", \"rows\": 6, \"row_bytes\": 16, \"scale_block\": 16, \"scales_per_row\": 4") &&
+	      strstr(json, "packed two per byte, element 2i in the low nibble") &&
+	      strstr(json, "\"alpha\": 1.5, \"beta\": 0.5"), "save: gemm.json: %s", json);
+	unlink(path);
+	rmdir(dir);
+	rg120_data_free(&d);
+}
+
 static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned rkind, unsigned tm,
 		unsigned tn, unsigned m, unsigned n, unsigned k, const char *kind)
 {
@@ -767,6 +986,7 @@ static void one(mmagen_type a, mmagen_type b, unsigned quant, unsigned rkind, un
 	unsigned bad = replay(&p, &t, dr);
 	check(!bad, "%s: replayed D wrong in %u places (%u reads outside the buffers)", what, bad,
 	      p.oob);
+	runner_layout(&p, &t, &r, &info, what, (size_t)m * n * k <= 4000000);
 	/* deliberately wrong placements must be caught (on the small shapes) */
 	if ((size_t)m * n * k > 4000000)
 		goto out;
@@ -793,6 +1013,8 @@ out:
 
 int main(void)
 {
+	check_decode();
+	check_save();
 	static const struct {
 		mmagen_type a, b;
 		unsigned quant, kind;
