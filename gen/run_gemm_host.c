@@ -111,9 +111,9 @@ int rg_check_problem(const struct rg_problem *p)
 		if (bits >= 8 && stride % 16) {
 			uint32_t per = 16 / eb, lo = p->k / per * per, hi = lo + per;
 			if (lo)
-				return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA); K must be a multiple of %u: use K = %u or %u",
+				return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of %u: use K = %u or %u",
 					       names[i], eb, (unsigned long long)stride, per, lo, hi);
-			return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA); K must be a multiple of %u: use K = %u",
+			return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of %u: use K = %u",
 				       names[i], eb, (unsigned long long)stride, per, hi);
 		}
 	}

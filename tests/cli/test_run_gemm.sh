@@ -59,7 +59,7 @@ refused 2 "takes no --swizzle" $G --m 8 --n 8 --k 8 --swizzle 64
 # the request and the problem's rules (1), before any GPU
 # shellcheck disable=SC2086
 {
-refused 1 "A: row stride K \* 2 = 14 bytes is not a multiple of 16 (TMA); K must be a multiple of 8: use K = 8" \
+refused 1 "A: row stride K \* 2 = 14 bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of 8: use K = 8" \
 	$G --m 8 --n 8 --k 7
 refused 1 "use K = 64 or 72" $G --m 8 --n 8 --k 70
 refused 1 "D: ldd = N = 9 is odd.*use N = 8 or 10" $G --m 8 --n 9 --k 8
@@ -80,7 +80,7 @@ accepted run gemm --a u4 --b s4 --out f32 --arch sm_90a --path mma.sync --m 1 --
 refused 1 "A: stored M-major.*use M = 16" $G --arch sm_80 --layout nn --m 9 --n 8 --k 8
 refused 1 "cannot open $tmp/none/gemm.json" $G --m 8 --n 8 --k 8 --load "$tmp/none"
 # the other types' rules: K per element width, the mixes the generator has
-refused 1 "A: row stride K \* 4 = 24 bytes is not a multiple of 16 (TMA); K must be a multiple of 4: use K = 4 or 8" \
+refused 1 "A: row stride K \* 4 = 24 bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of 4: use K = 4 or 8" \
 	run gemm --a tf32 --b tf32 --out f32 --m 8 --n 8 --k 6
 refused 1 "A: row stride K \* 1 = 8 bytes.*multiple of 16: use K = 16" \
 	run gemm --a e4m3 --b e5m2 --out bf16 --m 8 --n 8 --k 8
