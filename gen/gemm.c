@@ -146,11 +146,13 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 			"gemm runs on sm_90a (wgmma + TMA) or through mma.sync on sm_80, sm_86, sm_89 (and sm_90/sm_90a with --path mma.sync), not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
 	int cls = input_class(r->a, r->b);
+	int four = (r->a == MMAGEN_S4 || r->a == MMAGEN_U4) && (r->b == MMAGEN_S4 || r->b == MMAGEN_U4);
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "
-			"or any mix of s8/u8 (got %s and %s)",
-			mmagen_type_name(r->a), mmagen_type_name(r->b));
+			"or any mix of s8/u8 (got %s and %s)%s",
+			mmagen_type_name(r->a), mmagen_type_name(r->b),
+			four ? "; s4/u4 run on the mma.sync path: add --path mma.sync, or use --arch sm_80/sm_86/sm_89" : "");
 	mmagen_type acc = cls == 3 ? MMAGEN_S32 : MMAGEN_F32;
 	/* f16 x f16 may accumulate in f16 (wgmma's .f16 D, half the registers) */
 	int f16_ok = r->a == MMAGEN_F16;

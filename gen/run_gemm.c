@@ -1064,7 +1064,11 @@ struct g120 {
 /* A request that only sm_120a has: block-scaled, or FP6/FP4 operands. */
 static int sm120_request(const mmagen_gemm_request *r)
 {
-	return r->quant || mmagen_type_bits(r->a) < 8 || mmagen_type_bits(r->b) < 8;
+	const mmagen_type fp[3] = { MMAGEN_E3M2, MMAGEN_E2M3, MMAGEN_E2M1 };
+	int small = 0;
+	for (int i = 0; i < 3; i++)
+		small |= r->a == fp[i] || r->b == fp[i];
+	return r->quant || small;      /* (s4/u4 are the mma.sync path's) */
 }
 
 static int launch120(struct gpu *g, const struct dev_set *s)
@@ -1234,7 +1238,11 @@ static int instruction_of(const mmagen_gemm_request *r, char *buf, size_t n)
 	}
 	at = strstr(json, key);
 	end = at ? strchr(at + sizeof key - 1, '"') : NULL;
-	assert(end);              /* gemm_json_sm120 writes it */
+	if (!end) {               /* gemm_json_sm120 writes it: a bug if not */
+		mmagen_free(json);
+		fprintf(stderr, "mmagen: run gemm: internal: the sm_120a manifest names no instruction\n");
+		return 1;
+	}
 	snprintf(buf, n, "%.*s", (int)(end - at - (sizeof key - 1)), at + sizeof key - 1);
 	mmagen_free(json);
 	return 0;
@@ -1346,8 +1354,11 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	}
 	/* without --arch: the request is checked for sm_90a, the target the
 	 * generator has (sm_120a for block-scaled and FP6/FP4 requests, the
-	 * only target with them), then for the GPU's own once there is one */
-	if (!has_arch && mmagen_target_parse(sm120_request(&r) ? "sm_120a" : "sm_90a", &r.target))
+	 * only target with them; sm_80 for s4/u4, the mma.sync path's), then
+	 * for the GPU's own once there is one */
+	int four = rg_elem_bits(r.a) == 4 || rg_elem_bits(r.b) == 4;
+	if (!has_arch && mmagen_target_parse(sm120_request(&r) ? "sm_120a" : four ? "sm_80" : "sm_90a",
+					     &r.target))
 		return fprintf(stderr, "mmagen: %s\n", mmagen_last_error()), 1;
 	if (mmagen_gemm_info_of(&r, &g.info)) {
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());

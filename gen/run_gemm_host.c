@@ -60,10 +60,11 @@ unsigned rg_elem_bytes(mmagen_type t)
 	return mmagen_type_bits(t) / 8;
 }
 
-/* count elements of `bits` each, packed: 4-bit ones two to a byte */
+/* count elements of `bits` each, packed: 4-bit ones two to a byte
+ * (count * bits would wrap at M = K = 2^30: divide first) */
 static size_t packed_bytes(size_t count, unsigned bits)
 {
-	return (count * bits + 7) / 8;
+	return bits == 4 ? count / 2 + count % 2 : count * (bits / 8);
 }
 
 size_t rg_bytes(const struct rg_problem *p, char operand)
@@ -92,6 +93,18 @@ int rg_check_problem(const struct rg_problem *p)
 		if (dims[i] < 1 || dims[i] > INT32_MAX)
 			return rg_fail("%c = %u: M, N and K are 1 to 2^31-1 (the kernel counts them in 32 bits)",
 				       "MNK"[i], dims[i]);
+	/* every operand's bytes below 2^47 (128 TiB, past any GPU's memory):
+	 * the sizes stay far from wrapping and the allocation fails cleanly */
+	for (int i = 0; i < 3; i++) {
+		const uint64_t limit = 1ull << 47;
+		uint64_t rows = i == 1 ? p->n : p->m, cols = i == 2 ? p->n : p->k;
+		unsigned bits = rg_elem_bits(i == 0 ? p->a : i == 1 ? p->b : p->out);
+		uint64_t bytes = bits == 4 ? (rows * cols + 1) / 2 : rows * cols * (bits / 8);
+		if (bytes >= limit)
+			return rg_fail("%c would take %llu bytes (%llu x %llu elements); at most 2^47: use a smaller problem",
+				       "ABD"[i], (unsigned long long)bytes, (unsigned long long)rows,
+				       (unsigned long long)cols);
+	}
 	for (int i = 0; i < 2; i++) {
 		unsigned bits = rg_elem_bits(types[i]), eb = bits / 8;
 		uint64_t stride = (uint64_t)p->k * eb;
@@ -753,6 +766,12 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return rg_fail("--save %s: not a directory", dir);
+	/* the old description goes first and the new one is written last: a
+	 * save cut short leaves no gemm.json over mismatched operands */
+	if (path_of(path, sizeof path, dir, DESC_NAME))
+		return -1;
+	if (unlink(path) && errno != ENOENT)
+		return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
 	describe(p, o);
 	for (int i = 0; i < 4; i++) {
 		snprintf(file, sizeof file, "%c.bin", o[i].name);

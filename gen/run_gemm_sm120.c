@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #define PAD 0xFFu            /* scale padding: NaN in ue8m0 and ue4m3 */
@@ -139,6 +140,13 @@ int rg120_problem_of(struct rg120_problem *p, const mmagen_gemm_request *r,
 	p->lda = p->ldb = k;
 	if (p->block)
 		p->ldsa = p->ldsb = round_up(k / p->block, p->spb);
+	/* every operand below 2^47 bytes (past any GPU's memory): sizes stay
+	 * far from wrapping and the allocation fails cleanly */
+	const enum rg120_operand ops[3] = { RG120_A, RG120_B, RG120_D };
+	for (int i = 0; i < 3; i++)
+		if (rg120_bytes(p, ops[i]) >= (1ull << 47))
+			return rg_fail("%c would take %llu bytes; at most 2^47: use a smaller problem",
+				       "ABD"[i], (unsigned long long)rg120_bytes(p, ops[i]));
 	return 0;
 }
 
@@ -146,8 +154,9 @@ size_t rg120_bytes(const struct rg120_problem *p, enum rg120_operand which)
 {
 	unsigned ob = mmagen_type_bits(p->out) / 8;
 	switch (which) {
-	case RG120_A: return (size_t)p->m * p->lda * p->bits / 8;
-	case RG120_B: return (size_t)p->n * p->ldb * p->bits / 8;
+	/* rows times row bytes: m * lda * bits would wrap past 2^64 */
+	case RG120_A: return (size_t)p->m * ((size_t)p->lda * p->bits / 8);
+	case RG120_B: return (size_t)p->n * ((size_t)p->ldb * p->bits / 8);
 	case RG120_SA: return (size_t)p->m * p->ldsa;
 	case RG120_SB: return (size_t)p->n * p->ldsb;
 	default: return (size_t)p->m * p->n * ob;
@@ -391,6 +400,18 @@ int rg120_save(const char *dir, const struct rg120_data *d, const char *instruct
 		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return rg_fail("--save %s: not a directory", dir);
+	/* the old description goes first and the new one is written last (a
+	 * save cut short leaves no gemm.json over mismatched operands); scales
+	 * of an earlier block-scaled save go when this one has none */
+	const char *stale[3] = { "gemm.json", p->block ? NULL : "SA.bin", p->block ? NULL : "SB.bin" };
+	for (int i = 0; i < 3; i++) {
+		char path[4200];
+		if (!stale[i])
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, stale[i]);
+		if (unlink(path) && errno != ENOENT)
+			return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
+	}
 	if (save_one(dir, "A.bin", d->a, rg120_bytes(p, RG120_A)) ||
 	    save_one(dir, "B.bin", d->b, rg120_bytes(p, RG120_B)) ||
 	    (p->block && (save_one(dir, "SA.bin", d->sa, rg120_bytes(p, RG120_SA)) ||

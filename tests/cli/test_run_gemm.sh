@@ -74,7 +74,11 @@ refused 1 "A: s4 packs two elements a byte.*K must be a multiple of 32: use K = 
 refused 1 "A: s4 packs two elements a byte.*use K = 32 or 64" \
 	run gemm --a s4 --b u4 --out f32 --arch sm_80 --m 8 --n 8 --k 48
 refused 1 "K-major only.*use layout tn" run gemm --a s4 --b s4 --out s32 --arch sm_80 --layout nt --m 8 --n 8 --k 64
-refused 1 "gemm takes A and B as" run gemm --a s4 --b s4 --out s32 --arch sm_90a --m 8 --n 8 --k 64
+refused 1 "gemm takes A and B as.*s4/u4 run on the mma.sync path: add --path mma.sync" run gemm --a s4 --b s4 --out s32 --arch sm_90a --m 8 --n 8 --k 64
+# without --arch, s4/u4 go to the GPU's own target (not sm_120a's rules)
+accepted run gemm --a s4 --b s4 --out s32 --m 8 --n 8 --k 64
+# operands past 2^47 bytes: refused before any allocation
+refused 1 "A would take .* bytes.*at most 2\^47" run gemm --a bf16 --b bf16 --out bf16 --arch sm_90a --m 1073741824 --n 8 --k 1073741824
 accepted run gemm --a s4 --b s4 --out s32 --arch sm_80 --m 8 --n 8 --k 64
 accepted run gemm --a u4 --b s4 --out f32 --arch sm_90a --path mma.sync --m 1 --n 8 --k 32 --check
 refused 1 "A: stored M-major.*use M = 16" $G --arch sm_80 --layout nn --m 9 --n 8 --k 8

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct rg_problem problem(mmagen_type ab, mmagen_type out, uint32_t m, uint32_t n,
@@ -44,6 +45,19 @@ static void test_rules(void)
 {
 	struct rg_problem p = problem(MMAGEN_BF16, MMAGEN_BF16, 333, 258, 72);
 	CHECK_EXPR(rg_check_problem(&p) == 0);
+	/* sizes: M = K = 2^30 bf16 is 2^61 bytes of A, refused (rg_bytes
+	 * wrapped to 0 once); s4 at 2^30 x 2^30 is 2^59 bytes, exactly */
+	struct rg_problem big = problem(MMAGEN_BF16, MMAGEN_BF16, 1u << 30, 8, 1u << 30);
+	CHECK(rg_check_problem(&big) == -1 && strstr(rg_error(), "A would take 2305843009213693952 bytes") &&
+	      strstr(rg_error(), "2^47"), "2^30 x 2^30: %s", rg_error());
+	CHECK_EXPR(rg_bytes(&big, 'A') == (size_t)1 << 61);
+	big = problem(MMAGEN_S4, MMAGEN_S4, 1u << 30, 8, 1u << 30);
+	CHECK_EXPR(rg_bytes(&big, 'A') == (size_t)1 << 59);
+	big = problem(MMAGEN_S4, MMAGEN_S4, 3, 8, 5);
+	CHECK_EXPR(rg_bytes(&big, 'A') == 8);                  /* 15 nibbles */
+	big = problem(MMAGEN_BF16, MMAGEN_BF16, 1u << 20, 1u << 26, 64);
+	CHECK(rg_check_problem(&big) == -1 && strstr(rg_error(), "D would take"), "D: %s",
+	      rg_error());
 	p.k = 20;
 	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 2 = 40 bytes") &&
 	      strstr(rg_error(), "use K = 16 or 24"), "K = 20: %s", rg_error());
@@ -746,6 +760,16 @@ static void test_save_load_fp8(void)
 	CHECK(rg_load(dir, &l, "tn") == -1 &&
 	      strstr(rg_error(), "d_scale is 2.5, the request has 1; give --d-scale 2.5") && !l.a,
 	      "fp8 d_scale mismatch: %s", rg_error());
+	/* a save cut short (B.bin cannot be written: a directory there) leaves
+	 * no description over a mix of old and new operands */
+	snprintf(path, sizeof path, "%s/B.bin", dir);
+	unlink(path);
+	CHECK_EXPR(mkdir(path, 0700) == 0);
+	CHECK(rg_save(dir, &d, "tn") == -1, "save over a directory B.bin accepted");
+	snprintf(path, sizeof path, "%s/gemm.json", dir);
+	CHECK(access(path, F_OK) != 0, "gemm.json left beside a half-written save");
+	snprintf(path, sizeof path, "%s/B.bin", dir);
+	rmdir(path);
 	const char *names[] = { "A.bin", "B.bin", "C.bin", "D.bin", "gemm.json" };
 	for (int i = 0; i < 5; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
