@@ -178,6 +178,11 @@ struct rg_verdict {
 	double bad_got, bad_ref, bad_tol;
 };
 
+/* One element into the verdict: D[i][j] = got against ref within tol
+ * (an Inf of ref's sign passes where |ref| + tol reaches inf_at, the
+ * value floats round to Inf from; NaN fails). */
+void rg_verdict_add(struct rg_verdict *r, uint32_t i, uint32_t j, double got, double ref,
+		    double tol, double inf_at);
 /* Compare d->d with the reference at the elements of rg_sample(). */
 int rg_verify(const struct rg_data *d, struct rg_verdict *v);
 

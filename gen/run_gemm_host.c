@@ -594,6 +594,28 @@ int rg_sample(const struct rg_problem *p, uint64_t seed, size_t **idx, size_t *c
 }
 
 /* ---- the comparison ---- */
+void rg_verdict_add(struct rg_verdict *r, uint32_t i, uint32_t j, double got, double ref,
+		    double tol, double inf_at)
+{
+	double err = fabs(got - ref);
+	if (isinf(got) && signbit(got) == signbit(ref) && fabs(ref) + tol >= inf_at)
+		err = 0;       /* D overflowed where the exact value does too */
+	double ratio = tol > 0 ? err / tol : err == 0 ? 0 : INFINITY;
+	r->checked++;
+	if (!(err <= tol)) {   /* NaN (the poison) fails too */
+		if (!r->bad++) {
+			r->bi = i, r->bj = j;
+			r->bad_got = got, r->bad_ref = ref, r->bad_tol = tol;
+		}
+		return;
+	}
+	if (ratio > r->worst_ratio || r->checked == 1) {
+		r->worst_ratio = ratio;
+		r->worst_err = err;
+		r->wi = i, r->wj = j;
+	}
+}
+
 int rg_verify(const struct rg_data *d, struct rg_verdict *r)
 {
 	const struct rg_problem *p = &d->p;
@@ -612,24 +634,7 @@ int rg_verify(const struct rg_data *d, struct rg_verdict *r)
 		double sa, c;
 		double ref = rg_reference(d, i, j, &sa, &c);
 		double tol = rg_tolerance(p, sa, c, ref);
-		double got = rg_value(p->out, d->d, at);
-		double err = fabs(got - ref);
-		if (isinf(got) && signbit(got) == signbit(ref) && fabs(ref) + tol >= inf_at)
-			err = 0;       /* D overflowed where the exact value does too */
-		double ratio = tol > 0 ? err / tol : err == 0 ? 0 : INFINITY;
-		r->checked++;
-		if (!(err <= tol)) {       /* NaN (the poison) fails too */
-			if (!r->bad++) {
-				r->bi = i, r->bj = j;
-				r->bad_got = got, r->bad_ref = ref, r->bad_tol = tol;
-			}
-			continue;
-		}
-		if (ratio > r->worst_ratio || r->checked == 1) {
-			r->worst_ratio = ratio;
-			r->worst_err = err;
-			r->wi = i, r->wj = j;
-		}
+		rg_verdict_add(r, i, j, rg_value(p->out, d->d, at), ref, tol, inf_at);
 	}
 	free(idx);
 	return 0;

@@ -344,24 +344,8 @@ int rg120_verify(const struct rg120_data *d, struct rg_verdict *r)
 		size_t at = idx ? idx[s] : s;
 		uint32_t i = (uint32_t)(at / p->n), j = (uint32_t)(at % p->n);
 		double sa, c, ref = rg120_reference(d, i, j, &sa, &c);
-		double tol = rg120_tolerance(p, sa, c, ref), got = rg_value(p->out, d->d, at);
-		double err = fabs(got - ref);
-		if (isinf(got) && signbit(got) == signbit(ref) && fabs(ref) + tol >= inf_at)
-			err = 0;       /* D overflowed where the exact value does too */
-		double ratio = tol > 0 ? err / tol : err == 0 ? 0 : INFINITY;
-		r->checked++;
-		if (!(err <= tol)) {   /* NaN fails too */
-			if (!r->bad++) {
-				r->bi = i, r->bj = j;
-				r->bad_got = got, r->bad_ref = ref, r->bad_tol = tol;
-			}
-			continue;
-		}
-		if (ratio > r->worst_ratio || r->checked == 1) {
-			r->worst_ratio = ratio;
-			r->worst_err = err;
-			r->wi = i, r->wj = j;
-		}
+		double tol = rg120_tolerance(p, sa, c, ref);
+		rg_verdict_add(r, i, j, rg_value(p->out, d->d, at), ref, tol, inf_at);
 	}
 	free(idx);
 	return 0;
