@@ -127,3 +127,11 @@ write('cache', 'empty', b'')
 # zstd-compressed and with -Xfatbin -compress=false), and the .text part
 # of nvdisasm's listing appended after a 0xff byte (mode 1; 3: for sm_90);
 # plus truncated copies and text that is none of them.
+
+# ---- gemm: bytes, one field each (fuzz_gemm.c says which) ----
+# Written once by a throwaway script: the default bf16 kernel at 8192^3
+# and at M 16, nt with tile 128, f16 accumulation with split-K auto,
+# e4m3 x e5m2 with split 5 and cluster 2, s8 x u8 -> s32 with 6 stages,
+# tf32 at M 1, the mma.sync path on sm_80/sm_89/sm_90 (bf16, e4m3, s4 x
+# u4), sm_120a nvfp4 / mxfp6 / f8f6f4, 2^32-1 sizes, types no GEMM takes,
+# and inputs too short to fill every field.
