@@ -212,20 +212,17 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 			uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
 			if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
 				continue;
-			/* the S asked for (auto: the kernel's own at run time,
-			 * estimated here), else the best; f16 accumulators have
-			 * no split kernel */
+			/* the S the kernel will run with: the one asked for;
+			 * for auto (chosen at run time) and for none given, the
+			 * best; 1 with f16 accumulators (no split kernel) */
 			uint64_t units;
 			double tt;
 			unsigned s = req->split_k;
-			if (!s || s == MMAGEN_GEMM_SPLIT_AUTO) {
-				unsigned b = best_split(&c, info.stages, &tt);
-				if (!s)
-					s = req->acc == MMAGEN_F16 ? 1 : b;
-			}
-			tt = cost(&c, s == MMAGEN_GEMM_SPLIT_AUTO ? best_split(&c, info.stages, &tt) : s,
-				  &units);
-			r.split_k = s;
+			unsigned run_s = s && s != MMAGEN_GEMM_SPLIT_AUTO ? s : best_split(&c, info.stages, &tt);
+			if (req->acc == MMAGEN_F16)
+				run_s = 1;
+			tt = cost(&c, run_s, &units);
+			r.split_k = s ? s : run_s;
 			/* ties go to cluster 2, then to the wider tile: more
 			 * reuse of what was loaded */
 			if (!found || tt < best_t ||
