@@ -374,6 +374,11 @@ static void header_id(const struct gemm_plan *g, const mmagen_gemm_info *i, char
 	assert(len > 0 && (size_t)len < n);
 	if (i->path == MMAGEN_GEMM_PATH_MMA_SYNC)
 		snprintf(id + len, n - (size_t)len, "_mmasync_split%u", i->split_k);
+	else if (g->split_kernel && i->split_k)
+		snprintf(id + len, n - (size_t)len, "_c%u_g%u_split%u", i->cluster[0], g->group,
+			 i->split_k);
+	else if (g->split_kernel)
+		snprintf(id + len, n - (size_t)len, "_c%u_g%u_splitauto", i->cluster[0], g->group);
 	else
 		snprintf(id + len, n - (size_t)len, "_c%u_g%u", i->cluster[0], g->group);
 }
@@ -522,6 +527,33 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 			 "\tgrid[1] = 1;\n\tgrid[2] = 1;\n}\n",
 		      id, i->tile_m, i->tile_m, i->cluster[0], i->cluster[0], i->tile_n, i->tile_n,
 		      i->cluster[0], i->cluster[0]);
+		if (g->split_kernel)
+			emitf(b, "\n/* Split-K (_SPLIT_K slices; 0: choose S at run time, e.g. with\n"
+				 " * mmagen_gemm_split_for): launch _split_grid() CTAs in place of _grid(),\n"
+				 " * pass S as `splits`, and a workspace and counters of the sizes\n"
+				 " * _split_buffers() gives; the counters are zero before the first launch\n"
+				 " * and every launch leaves them zero. */\n"
+				 "static inline void $s_split_grid(unsigned m, unsigned n, unsigned k, unsigned sms,\n"
+				 "\t\t\t\t\tunsigned splits, unsigned grid[3])\n{\n"
+				 "\tunsigned long long rows = ((unsigned long long)m + $u - 1) / $u;\n"
+				 "\tunsigned long long kb = ((unsigned long long)k + $u - 1) / $u;\n"
+				 "\tunsigned long long s = splits < 1 ? 1 : splits < kb ? splits : kb;\n"
+				 "\tunsigned long long units = (rows + $u - 1) / $u * (((unsigned long long)n + $u - 1) / $u) * s;\n"
+				 "\tunsigned long long most = sms ? sms / $u : units;\n"
+				 "\tif (most < 1)\n\t\tmost = 1;\n"
+				 "\tgrid[0] = (unsigned)((units < most ? units : most) * $u);\n"
+				 "\tgrid[1] = 1;\n\tgrid[2] = 1;\n}\n"
+				 "static inline void $s_split_buffers(unsigned m, unsigned n, unsigned splits,\n"
+				 "\t\t\t\t\t    unsigned long long *workspace_bytes,\n"
+				 "\t\t\t\t\t    unsigned long long *counter_bytes)\n{\n"
+				 "\tunsigned long long rows = ((unsigned long long)m + $u - 1) / $u;\n"
+				 "\tunsigned long long tiles = (rows + $u - 1) / $u * $u * (((unsigned long long)n + $u - 1) / $u);\n"
+				 "\t*workspace_bytes = tiles * splits * $uull;\n"
+				 "\t*counter_bytes = tiles * 8;\n}\n",
+			      id, i->tile_m, i->tile_m, i->tile_k, i->tile_k, i->cluster[0], i->cluster[0],
+			      i->tile_n, i->tile_n, i->cluster[0], i->cluster[0], id, i->tile_m, i->tile_m,
+			      i->cluster[0], i->cluster[0], i->cluster[0], i->tile_n, i->tile_n,
+			      i->tile_m * i->tile_n * 4);
 	} else {
 		emitf(b, "\n/* One CTA per tile, gridDim.z the K slices (sms is not used). */\n"
 			 "static inline void $s_grid(unsigned m, unsigned n, unsigned sms, unsigned grid[3])\n{\n"

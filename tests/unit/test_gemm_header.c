@@ -1,6 +1,7 @@
-/* test_gemm_header.c - `mmagen gemm --format c` compiled for real: the two
+/* test_gemm_header.c - `mmagen gemm --format c` compiled for real: the three
  * headers tests/meson.build generates (an sm_90a wgmma kernel with a
- * 2-CTA cluster, an sm_80 mma.sync kernel with split-K) are included
+ * 2-CTA cluster, an sm_80 mma.sync kernel with split-K, an sm_90a split-K
+ * kernel with its split grid and buffer sizes) are included
  * here, and every constant is checked against mmagen_gemm_info_of for the
  * same request, the grid function against the rule written out below,
  * the parameters against the JSON manifest's, and the embedded PTX
@@ -10,6 +11,7 @@
 
 #include "gemm_hdr_sm90.h"
 #include "gemm_hdr_sm80.h"
+#include "gemm_hdr_sm90_split.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 #define H90(x) MMAGEN_GEMM_SM90A_BF16_BF16_F32_BF16_TN_128X64_S4_C2_G16_##x
 #define h90(x) mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s4_c2_g16_##x
 #define H80(x) MMAGEN_GEMM_SM80_BF16_BF16_F32_F32_NT_64X64_S3_MMASYNC_SPLIT2_##x
+#define HS(x) MMAGEN_GEMM_SM90A_BF16_BF16_F32_F32_TN_128X128_S4_C2_G8_SPLIT3_##x
+#define hs(x) mmagen_gemm_sm90a_bf16_bf16_f32_f32_tn_128x128_s4_c2_g8_split3_##x
 #define h80(x) mmagen_gemm_sm80_bf16_bf16_f32_f32_nt_64x64_s3_mmasync_split2_##x
 
 /* The requests of tests/meson.build's gemm_hdr_* targets. */
@@ -182,9 +186,67 @@ static void test_sm80(void)
 	check_common("sm80", &r, h80(ptx), gp, H80(NUM_PARAMS), h80(rules), sizeof h80(rules) / sizeof *h80(rules));
 }
 
+/* The split-K header (sm_90a, tile 128 x 128, cluster 2, S 3): the split
+ * grid and the buffer sizes against the rules written out here and
+ * against mmagen_gemm_split_buffers; its parameters end with workspace,
+ * counters, splits. */
+static void test_sm90_split(void)
+{
+	mmagen_gemm_request r;
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_90a", &r.target);
+	r.a = r.b = MMAGEN_BF16;
+	r.out = MMAGEN_F32;
+	r.tile_n = 128;
+	r.cluster = 2;
+	r.stages = 4;
+	r.split_k = 3;
+	mmagen_gemm_info i = { .size = sizeof i };
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK, "split: %s", mmagen_last_error());
+	CHECK(HS(SPLIT_K) == 3 && HS(SPLIT_K) == i.split_k && HS(TILE_N) == 128 && HS(CLUSTER_X) == 2,
+	      "split: constants");
+	static const unsigned sms[] = { 0, 1, 2, 132 };
+	static const unsigned dims[] = { 1, 127, 128, 129, 1000, 4096 };
+	static const unsigned ks[] = { 1, 64, 65, 192, 4096 };
+	static const unsigned ss[] = { 0, 1, 3, 5, 300 };
+	for (size_t a = 0; a < 6; a++)
+		for (size_t b = 0; b < 6; b++)
+			for (size_t c = 0; c < 5; c++)
+				for (size_t e = 0; e < 5; e++) {
+					unsigned m = dims[a], n = dims[b], k = ks[c], S = ss[e];
+					unsigned long long kb = cdiv(k, 64), sl = S < 1 ? 1 : S < kb ? S : kb;
+					unsigned long long units = cdiv(cdiv(m, 128), 2) * cdiv(n, 128) * sl;
+					for (size_t q = 0; q < 4; q++) {
+						unsigned g[3] = { 7, 7, 7 };
+						unsigned long long most = sms[q] ? (sms[q] / 2 ? sms[q] / 2 : 1) : units;
+						hs(split_grid)(m, n, k, sms[q], S, g);
+						CHECK(g[0] == 2 * (units < most ? units : most) && g[1] == 1 &&
+						      g[2] == 1, "split grid M %u N %u K %u S %u sms %u: %u", m, n,
+						      k, S, sms[q], g[0]);
+					}
+					if (!S || S > 256)
+						continue;
+					unsigned long long ws = 0, ctr = 0;
+					uint64_t lw = 0, lc = 0;
+					hs(split_buffers)(m, n, S, &ws, &ctr);
+					unsigned long long tiles = cdiv(cdiv(m, 128), 2) * 2 * cdiv(n, 128);
+					CHECK(mmagen_gemm_split_buffers(&i, m, n, S, &lw, &lc) == MMAGEN_OK &&
+					      ws == lw && ctr == lc && ws == tiles * S * 128 * 128 * 4 &&
+					      ctr == tiles * 8, "split buffers M %u N %u S %u: %llu %llu", m, n,
+					      S, ws, ctr);
+				}
+	CHECK(!strcmp(hs(params)[HS(NUM_PARAMS) - 3].name, "workspace") &&
+	      !strcmp(hs(params)[HS(NUM_PARAMS) - 1].name, "splits"), "split: last parameters");
+	struct gp gp[32];
+	COPY_PARAMS(gp, hs(params), HS(NUM_PARAMS));
+	check_common("sm90 split", &r, hs(ptx), gp, HS(NUM_PARAMS), hs(rules),
+		     sizeof hs(rules) / sizeof *hs(rules));
+}
+
 int main(void)
 {
 	test_sm90();
 	test_sm80();
+	test_sm90_split();
 	return check_summary();
 }
