@@ -14,8 +14,11 @@
  * twice; the JSON manifest balances its brackets; the C header embeds
  * the kernel's name; the info's tile, stages and cluster are the
  * request's where the request gave them; the chooser fills only open
- * fields and its choice is taken by the generator; split-K buffers do
- * not wrap (workspace >= tiles * S * tile_m * tile_n * 4 when asked). */
+ * fields and its choice is taken by the generator; a split-K kernel's
+ * buffers are exactly tiles * S * tile_m * tile_n * 4 and tiles * 8
+ * bytes (tiles in whole clusters), none for other kernels.  Before each
+ * call a known error is left in mmagen_last_error(), so that a refusal
+ * must say something of its own. */
 #include "fuzz.h"
 
 #include "mmagen.h"
@@ -65,11 +68,21 @@ static void json_balanced(const char *s)
 	FUZZ_CHECK(!str && !depth, "manifest unbalanced (depth %ld)", depth);
 }
 
+/* The last error is per thread and never cleared: before each call a
+ * known one is left there, so that a refusal must say something of its
+ * own. */
+static void sentinel(void)
+{
+	mmagen_type t;
+	(void)mmagen_type_parse("fuzz-gemm-sentinel", &t);
+}
+
 static void refused(mmagen_status s, const char *what)
 {
-	FUZZ_CHECK(s != MMAGEN_INTERNAL, "%s: internal error: %s", what, mmagen_last_error());
-	FUZZ_CHECK(mmagen_last_error()[0], "%s refused (%s) without a message", what,
-		   mmagen_status_str(s));
+	const char *e = mmagen_last_error();
+	FUZZ_CHECK(s != MMAGEN_INTERNAL, "%s: internal error: %s", what, e);
+	FUZZ_CHECK(e[0] && !strstr(e, "fuzz-gemm-sentinel"), "%s refused (%s) without a message",
+		   what, mmagen_status_str(s));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned sms = take(&in) + (take(&in) & 1 ? 0 : 132);
 
 	mmagen_gemm_request asked = r;
+	sentinel();
 	mmagen_status s = mmagen_gemm_choose(&r, m, n, k, sms);
 	if (s != MMAGEN_OK) {
 		refused(s, "choose");
@@ -119,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	mmagen_gemm_info info = { .size = sizeof info };
+	sentinel();
 	s = mmagen_gemm_info_of(&r, &info);
 	if (s != MMAGEN_OK) {
 		refused(s, "info_of");
@@ -159,10 +174,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned sk = mmagen_gemm_split_for(&info, m, n, k, sms);
 	FUZZ_CHECK(sk >= 1 && sk <= 256, "split_for %u", sk);
 	uint64_t ws = 0, ctr = 0;
+	sentinel();
 	s = mmagen_gemm_split_buffers(&info, m, n, sk, &ws, &ctr);
+	int split_kernel = info.path == MMAGEN_GEMM_PATH_WGMMA && info.split_k != 1;
 	if (s != MMAGEN_OK)
 		refused(s, "split_buffers");
-	else if (ws && info.tile_m && info.tile_n) {
+	else if (!split_kernel)
+		FUZZ_CHECK(!ws && !ctr, "buffers for a kernel without split-K");
+	else if (m && n) {
+		FUZZ_CHECK(ws && ctr && info.tile_m && info.tile_n, "a split-K kernel without buffers");
 		/* tiles = ceil(ceil(M/tile_m)/cluster)*cluster * ceil(N/tile_n) */
 		uint64_t cl = info.cluster[0] ? info.cluster[0] : 1;
 		uint64_t rows = ((uint64_t)m + info.tile_m - 1) / info.tile_m;
