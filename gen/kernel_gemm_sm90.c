@@ -598,7 +598,6 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "bn_minus_1", "$u", g->bn - 1);
 	kb_set(kb, "bk_minus_1", "$u", g->bk - 1);
 	kb_set(kb, "stages", "$u", g->stages);
-	kb_set(kb, "stages_minus_1", "$u", g->stages - 1);
 	kb_set(kb, "stages_x8", "$u", 8 * g->stages);
 	kb_set(kb, "b_offset", "$u", g->stages * g->a_stage);
 	kb_set(kb, "bar_offset", "$u", g->stages * (g->a_stage + g->b_stage) + g->d_stage);
