@@ -211,7 +211,7 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->elem_bytes_d = mmagen_type_bits(g->req.out) / 8;
 	if (g->d_stage) {
 		i->box_d[0] = i->swizzle / i->elem_bytes_d;   /* one swizzle row */
-		i->box_d[1] = 64;                             /* one warpgroup */
+		i->box_d[1] = g->bm < 64 ? g->bm : 64;        /* one warpgroup's rows */
 	}
 	i->path = g->path ? g->path : MMAGEN_GEMM_PATH_WGMMA;
 	i->split_k = g->split ? g->split : 1;
@@ -258,7 +258,7 @@ static void emit_json_split(struct buf *b, const mmagen_gemm_info *i)
 		 " consumer warpgroup of a tile), zero before the first launch; every launch leaves them zero\"},\n"
 		 "    {\"name\": \"splits\", \"kind\": \"u32\", \"what\": \"S, the K slices per tile (>= 1;"
 		 " the kernel takes min(S, ceil(K/$u))); $s\"}",
-	      i->tile_m * i->tile_n * 4, i->tile_m, i->cluster[0], i->cluster[0], i->tile_n, i->tile_k,
+	      128 * i->tile_n * 4, i->tile_m, i->cluster[0], i->cluster[0], i->tile_n, i->tile_k,
 	      i->split_k ? "asked for: split_k" : "auto: mmagen_gemm_split_for(info, M, N, K, multiprocessors)");
 }
 
@@ -553,7 +553,7 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 			      id, i->tile_m, i->tile_m, i->tile_k, i->tile_k, i->cluster[0], i->cluster[0],
 			      i->tile_n, i->tile_n, i->cluster[0], i->cluster[0], id, i->tile_m, i->tile_m,
 			      i->cluster[0], i->cluster[0], i->cluster[0], i->tile_n, i->tile_n,
-			      i->tile_m * i->tile_n * 4);
+			      128 * i->tile_n * 4);
 	} else {
 		emitf(b, "\n/* One CTA per tile, gridDim.z the K slices (sms is not used). */\n"
 			 "static inline void $s_grid(unsigned m, unsigned n, unsigned sms, unsigned grid[3])\n{\n"

@@ -42,7 +42,7 @@ static double sm_flops(unsigned ea)
 
 struct cost_in {
 	uint64_t m, n, k;
-	unsigned tile_m, tile_n, tile_k, cluster, ea, eb, sms;
+	unsigned tile_m, tile_n, tile_k, cluster, ea, eb, sms, stages;
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b)
@@ -50,9 +50,46 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
+/* Small M (tile M 16, 32 or 64: one warpgroup, a memory-bound stream of
+ * B), fitted to bf16 16 x {4096, 14336} x {4096, 14336} on the H200
+ * (tile N 64/128/256 x S 1/2/4; within 10% of the measured times but
+ * for tile N 256): each CTA streams its unit's A and B rows at
+ * min(its bytes in flight (stages) / SMALL_LAT, SMALL_CTA_BW: one
+ * warpgroup's wgmma m64 consume that much whatever the type), the GPU at
+ * most SMALL_GPU_BW; every slice past the first costs SMALL_SPLIT (the
+ * measured S = 4 runs were 3-4 us per slice slower, not faster). */
+#define SMALL_FIXED 4000.0      /* ns: launch gap, pipeline fill, epilogue */
+#define SMALL_LAT 1300.0        /* ns: a stage's round trip */
+#define SMALL_CTA_BW 111.0      /* bytes per ns one warpgroup's wgmma take */
+#define SMALL_GPU_BW 4000.0     /* bytes per ns of the whole GPU */
+#define SMALL_SPLIT 5000.0      /* ns per slice past the first */
+#define SMALL_SPLIT_MAX 2u
+
+static double cost_small(const struct cost_in *c, unsigned s, uint64_t *units_out)
+{
+	uint64_t tiles = cdiv(c->m, c->tile_m) * cdiv(c->n, c->tile_n);
+	uint64_t kblocks = cdiv(c->k, c->tile_k);
+	if (s > kblocks)
+		s = (unsigned)kblocks;
+	uint64_t units = tiles * s, busy = units < c->sms ? units : c->sms;
+	uint64_t waves = cdiv(units, c->sms), per_unit = cdiv(kblocks, s);
+	double row_bytes = (double)c->tile_m * c->ea + (double)c->tile_n * c->eb;
+	double stage = row_bytes * c->tile_k;
+	double cta = (c->stages ? c->stages : 4) * stage / SMALL_LAT;
+	if (cta > SMALL_CTA_BW)
+		cta = SMALL_CTA_BW;
+	if (cta > SMALL_GPU_BW / (double)busy)
+		cta = SMALL_GPU_BW / (double)busy;
+	*units_out = units;
+	return SMALL_FIXED + (double)waves * (double)per_unit * stage / cta +
+	       (double)(s - 1) * SMALL_SPLIT;
+}
+
 /* Estimated ns for S slices; *units_out: the work units */
 static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
 {
+	if (c->tile_m < 128)
+		return cost_small(c, s, units_out);
 	uint64_t cl = c->cluster ? c->cluster : 1;
 	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
 	uint64_t kblocks = cdiv(c->k, c->tile_k);
@@ -84,6 +121,8 @@ static unsigned best_split(const struct cost_in *c, unsigned stages, double *t_o
 	double best_t = cost(c, 1, &units);
 	if (most > AUTO_MAX)
 		most = AUTO_MAX;
+	if (c->tile_m < 128 && most > SMALL_SPLIT_MAX)
+		most = SMALL_SPLIT_MAX;
 	for (unsigned s = 2; s <= most; s++) {
 		double t = cost(c, s, &units);
 		if (units > c->sms)
@@ -155,7 +194,8 @@ static struct cost_in cost_of(const mmagen_gemm_info *i, uint32_t m, uint32_t n,
 				 .tile_n = i->tile_n, .tile_k = i->tile_k,
 				 .cluster = i->cluster[0] ? i->cluster[0] : 1,
 				 .ea = i->elem_bytes_a ? i->elem_bytes_a : 1,
-				 .eb = i->elem_bytes_b ? i->elem_bytes_b : 1, .sms = sms };
+				 .eb = i->elem_bytes_b ? i->elem_bytes_b : 1, .sms = sms,
+				 .stages = i->stages };
 }
 
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
@@ -192,9 +232,17 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 		return MMAGEN_OK;              /* the request's own choices stand */
 	unsigned wide = info.elem_bytes_a == 1 && info.elem_bytes_b == 1 &&
 			(req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2) ? 192 : 256;
+	/* small M (up to 64) with a K-major A: a tile of 16, 32 or 64 rows,
+	 * whose A box has no rows past M to fill (bf16 16 x 14336 x 4096 on
+	 * the H200: 33 us against 49 with 128 rows) */
+	unsigned tile_m = req->tile_m;
+	if (!tile_m && m <= 64 && req->layout != MMAGEN_GEMM_NN && req->layout != MMAGEN_GEMM_NT)
+		tile_m = m <= 16 ? 16 : m <= 32 ? 32 : 64;
 	/* a tile N the request fixed is the only one */
 	const unsigned tiles[] = { req->tile_n ? req->tile_n : 64, 128, wide };
-	const unsigned ntiles = req->tile_n ? 1 : 3;
+	/* small M: tile N 64 or 128 (256 was never the fastest at M = 16,
+	 * 7-50% slower than 128) */
+	const unsigned ntiles = req->tile_n ? 1 : tile_m && tile_m < 128 ? 2 : 3;
 	mmagen_gemm_request best = *req;
 	double best_t = 0;
 	int found = 0;
@@ -204,6 +252,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				continue;
 			mmagen_gemm_request r = *req;
 			r.tile_n = tiles[t];
+			r.tile_m = tile_m;
 			r.cluster = cl;
 			r.split_k = 1;
 			if (mmagen_gemm_info_of(&r, &info))
@@ -233,6 +282,8 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	}
 	if (!found)
 		return MMAGEN_OK;
+	if (!req->tile_m)
+		req->tile_m = best.tile_m;
 	if (!req->tile_n)
 		req->tile_n = best.tile_n;
 	if (!req->cluster)
@@ -256,7 +307,8 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"split-K takes 1 to %u K slices, not %u", GEMM_SPLIT_MAX, splits);
 	uint64_t tiles = cta_tiles(info, m, n);
-	uint64_t per_tile = (uint64_t)splits * info->tile_m * info->tile_n * 4;
+	/* two warpgroup slots of 64 rows whatever the tile's M */
+	uint64_t per_tile = (uint64_t)splits * 128u * info->tile_n * 4;
 	if (tiles > UINT64_MAX / per_tile)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"split-K's workspace for M %u x N %u in %u slices exceeds 2^64 bytes; use fewer slices or a smaller problem",

@@ -142,6 +142,19 @@ step --a bf16 --b bf16 --out bf16 --m 777 --n 1000 --k 1000 --tile 128x128
 step --a bf16 --b bf16 --out f32 --m 200 --n 96 --k 328 --tile 128x64 --stages 6 --beta 1
 step --a f16 --b f16 --out f16 --m 2048 --n 2048 --k 2048 --stages 3 --group 4 --cluster 2
 step --a bf16 --b bf16 --out bf16 --m 8 --n 16 --k 24 --tile 128x16 --stages 2
+# small-M tiles (16/32/64 rows, one warpgroup): M past the tile (the rows
+# of the warpgroup's 64 beyond it are another tile's and never stored),
+# TMA and direct stores, C, split-K, a 2-CTA cluster, layout tt, FP8 D
+step --a bf16 --b bf16 --out bf16 --m 100 --n 250 --k 136 --tile 16x128 --alpha 1 --beta -1
+step --a bf16 --b bf16 --out bf16 --m 37 --n 1000 --k 1000 --tile 32x64 --cluster 2
+step --a bf16 --b bf16 --out bf16 --m 200 --n 334 --k 520 --tile 64x256 --split-k 3 --beta 0.5
+step --a bf16 --b bf16 --out bf16 --m 70 --n 130 --k 72 --tile 16x64 --split-k 2
+step --a e4m3 --b e5m2 --out f32 --m 50 --n 258 --k 512 --tile 16x64
+step --a s8 --b s8 --out s32 --m 64 --n 1000 --k 1024 --tile 64x128 --beta 2
+step --a f16 --b f16 --acc f16 --out f16 --m 40 --n 264 --k 136 --tile 16x128
+step --a bf16 --b bf16 --out bf16 --m 30 --n 256 --k 128 --layout tt --tile 32x128 --cluster 1
+step --a e4m3 --b e4m3 --out e4m3 --m 33 --n 384 --k 256 --tile 32x192 --d-scale 0.5
+step --a tf32 --b tf32 --out f32 --m 16 --n 3000 --k 520
 }
 
 fi

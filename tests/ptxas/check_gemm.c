@@ -119,7 +119,20 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	}
 	unlink(path);
 	strncat(path, ".log", sizeof path - strlen(path) - 1);
+	/* ptxas says C7508 when it ignores setmaxnreg (no register count at
+	 * entry): the consumers would then run without their registers */
+	char line[512];
+	int ignored = 0;
+	if ((fp = fopen(path, "r"))) {
+		while (fgets(line, sizeof line, fp))
+			ignored |= strstr(line, "C7508") != NULL;
+		fclose(fp);
+	}
 	unlink(path);
+	if (ignored) {
+		printf("FAIL: %s: ptxas ignored setmaxnreg (C7508)\n", what);
+		return 1;
+	}
 	return 0;
 }
 
@@ -221,6 +234,47 @@ static void check_split(const char *ptxas, const char *dir)
 		}
 }
 
+/* Small-M tiles (16, 32, 64 rows: the first consumer warpgroup alone, A's
+ * box that many rows) for every mix, one tile N and S each; with the
+ * split kernel and a 2-CTA cluster on some; an M-major A refused. */
+static void check_tile_m(const char *ptxas, const char *dir)
+{
+	static const struct { unsigned tile_m, tile_n, split, cluster; } vs[] = {
+		{ 16, 128, 1, 1 }, { 32, 64, 2, 1 }, { 64, 0, 1, 2 },
+	};
+	char what[200];
+	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
+		for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
+			mmagen_gemm_request r;
+			if (v && c % 3)
+				continue;
+			mmagen_gemm_request_init(&r);
+			mmagen_target_parse("sm_90a", &r.target);
+			r.a = combos[c].a;
+			r.b = combos[c].b;
+			r.out = combos[c].out;
+			r.tile_m = vs[v].tile_m;
+			r.tile_n = vs[v].tile_n;
+			r.split_k = vs[v].split;
+			r.cluster = vs[v].cluster;
+			snprintf(what, sizeof what, "gemm %s x %s -> %s, tile %ux%u, split-K %u, cluster %u",
+				 mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
+				 r.tile_m, r.tile_n, r.split_k, r.cluster);
+			CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+		}
+	mmagen_gemm_request r;
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_90a", &r.target);
+	r.a = r.b = r.out = MMAGEN_BF16;
+	r.tile_m = 16;
+	r.layout = MMAGEN_GEMM_TT;
+	CHECK(!assemble(ptxas, dir, &r, "gemm bf16 tt, tile M 16"), "gemm bf16 tt, tile M 16");
+	r.layout = MMAGEN_GEMM_NN;
+	mmagen_gemm_info info = { .size = sizeof info };
+	CHECK(mmagen_gemm_info_of(&r, &info) == MMAGEN_INVALID_ARGUMENT &&
+	      strstr(mmagen_last_error(), "K-major A"), "nn with tile M 16: refused with the rule");
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -233,6 +287,7 @@ int main(int argc, char **argv)
 	check_sm80(argv[1], argv[2]);
 	check_sm90_more(argv[1], argv[2]);
 	check_split(argv[1], argv[2]);
+	check_tile_m(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

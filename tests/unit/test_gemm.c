@@ -95,7 +95,8 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_S32); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16, f16, f32, e4m3 or e5m2";
 	bad[n].r = req(MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32); bad[n].r.layout = MMAGEN_GEMM_NN; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "K-major";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.acc = MMAGEN_F16; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "accumulates in f32 (got --acc f16)";
-	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_m = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "M = 128";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_m = 48; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "M = 128";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_m = 16; bad[n].r.layout = MMAGEN_GEMM_NN; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "K-major A";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.tile_n = 250; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "multiple of 16";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.cluster = 3; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 or 2";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 5; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "stages";

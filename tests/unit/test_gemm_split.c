@@ -224,10 +224,13 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
 }
 
 /* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
- * tile N 64, 8192^3 with cluster 2, small M with split-K), and its rules
- * over many shapes: only open fields filled, a choice the generator
- * takes, cluster 2 only with three waves of tiles, split-K only in one
- * wave, none with f16 accumulators or on the mma.sync path. */
+ * tile N 64, 8192^3 with cluster 2, M = 16: a 16-row tile, 16 x 14336 x
+ * 4096 unsplit with tile N 128, 16 x 4096 x 14336 in at most two slices), and its
+ * rules over many shapes: only open fields filled (tile M only for
+ * M <= 64: the smallest of 16/32/64 that holds M), a choice the
+ * generator takes, cluster 2 only with three waves of tiles, split-K only
+ * in one wave (at most 2 slices with a small tile), none with f16
+ * accumulators or on the mma.sync path. */
 static void test_choose(void)
 {
 	static const unsigned ms[] = { 1, 16, 100, 128, 129, 1000, 2048, 4096, 8192 };
@@ -240,9 +243,16 @@ static void test_choose(void)
 	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 8192, 8192, 8192);
 	CHECK(r.tile_n == 256 && r.cluster == 2 && r.split_k == 1, "8192^3: %u/%u/%u", r.tile_n,
 	      r.cluster, r.split_k);
-	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 4096);
-	CHECK(r.cluster == 1 && r.split_k > 1, "16x4096x4096: %u/%u/%u", r.tile_n, r.cluster,
-	      r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 14336, 4096);
+	CHECK(r.tile_m == 16 && r.tile_n == 128 && r.cluster == 1 && r.split_k == 1,
+	      "16x14336x4096: %u/%u/%u/%u", r.tile_m, r.tile_n, r.cluster, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336);
+	CHECK(r.tile_m == 16 && r.cluster == 1 && r.split_k <= 2, "16x4096x14336: %u/%u/%u/%u",
+	      r.tile_m, r.tile_n, r.cluster, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 40, 4096, 4096);
+	CHECK(r.tile_m == 64, "M 40: tile M %u", r.tile_m);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 65, 4096, 4096);
+	CHECK(r.tile_m == 0, "M 65: tile M %u", r.tile_m);
 	r = chosen(MMAGEN_E4M3, MMAGEN_BF16, 8192, 8192, 8192);
 	CHECK(r.tile_n == 192 && r.cluster == 2, "e4m3 8192^3: %u/%u", r.tile_n, r.cluster);
 
@@ -255,12 +265,14 @@ static void test_choose(void)
 					r = chosen(ty, ty == MMAGEN_S8 ? MMAGEN_S32 : MMAGEN_BF16, m, n, k);
 					mmagen_gemm_info i = { .size = sizeof i };
 					int ok = mmagen_gemm_info_of(&r, &i) == MMAGEN_OK;
-					unsigned long long tiles = ceil_div(m, 128) * (unsigned long long)ceil_div(n, r.tile_n);
+					unsigned tm = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
+					unsigned long long tiles = ceil_div(m, tm ? tm : 128) * (unsigned long long)ceil_div(n, r.tile_n);
 					unsigned kb = ceil_div(k, i.tile_k);
 					unsigned s = r.split_k < kb ? r.split_k : kb;
 					CHECK(ok && r.tile_n && r.cluster && r.split_k &&
 					      (r.cluster == 1 || tiles >= 3 * 132) &&
-					      (s <= 1 || tiles * s <= 132) && r.tile_m == 0 && r.stages == 0,
+					      (s <= 1 || tiles * s <= 132) && r.tile_m == tm &&
+					      (!tm || (r.split_k <= 2 && r.tile_n <= 128)) && r.stages == 0,
 					      "%s %ux%ux%u: tile N %u cluster %u split %u (%s)",
 					      mmagen_type_name(ty), m, n, k, r.tile_n, r.cluster,
 					      r.split_k, ok ? "ok" : mmagen_last_error());
@@ -268,13 +280,21 @@ static void test_choose(void)
 	/* what the request fixed stays; f16 accumulators: no split */
 	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
 	r.tile_n = 256;
-	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 256 &&
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.tile_n == 256 &&
 	      r.split_k > 1, "fixed tile: %u/%u", r.tile_n, r.split_k);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.tile_m = 128;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_m == 128,
+	      "fixed tile M: %u", r.tile_m);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.layout = MMAGEN_GEMM_NN;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_m == 0,
+	      "nn (M-major A): tile M %u", r.tile_m);
 	/* a fixed tile N outside 64/128/widest is still the one, and the open
 	 * fields are filled (M 16: cluster 1, split) */
 	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
 	r.tile_n = 192;
-	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 192 &&
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.tile_n == 192 &&
 	      r.cluster == 1 && r.split_k > 1, "tile 192: %u/%u/%u", r.tile_n, r.cluster, r.split_k);
 	r = req(MMAGEN_F16, MMAGEN_F16, 0);
 	r.acc = MMAGEN_F16;
