@@ -469,7 +469,7 @@ static const struct cli_opt options[] = {
 	      "how A and B are stored, BLAS-style: tn is A row-major (M x K) and B "
 	      "column-major (K x N)"),
 	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
-	   "the block tile (sm_90a: M 128, N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
+	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
 	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
 	   "shared-memory pipeline stages (default 4; mma.sync with 8 warps: up to 6, as many as fit)"),
 	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
