@@ -835,6 +835,7 @@ static int with_choice(const mmagen_gemm_request *r, const struct rg_tune_choice
 		       mmagen_gemm_request *out, mmagen_gemm_info *info)
 {
 	*out = *r;
+	out->tile_m = c->tile_m;
 	out->tile_n = c->tile_n;
 	out->cluster = c->cluster;
 	out->group = c->group;
@@ -949,7 +950,7 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 		snprintf(no_path, sizeof no_path, "%s", rg_error());
 	if (!g->stream && mmart_stream_create(g->ctx, &g->stream))
 		return rt_fail("stream");
-	unsigned n = rg_tune_candidates(r, cand, 32), tried = 0;
+	unsigned n = rg_tune_candidates(r, d->p.m, cand, 32), tried = 0;
 	printf("tune gemm %s: %u choices, each checked then timed (median of %u)\n", kt, n, o->reps);
 	for (unsigned i = 0; i < n; i++) {
 		mmagen_gemm_request rr;

@@ -237,6 +237,7 @@ struct rg_tune_key {
 struct rg_tune_choice {
 	unsigned tile_n, stages, cluster, group;
 	double tflops;           /* measured when tuned (TOP/s for integers) */
+	unsigned tile_m;         /* 0 (the default 128), or a small-M tile */
 };
 
 /* floor(log2 x) for x >= 1 (0 for 0): 4096..8191 are one class. */
@@ -258,11 +259,15 @@ int rg_tune_lookup(const char *path, const struct rg_tune_key *key, struct rg_tu
  * written atomically.  0 or -1 with rg_error(). */
 int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct rg_tune_choice *c,
 		   char *note, size_t note_n);
-/* The choices --tune tries for request r (its types): tile N 128 and 256
- * (FP8: 128 and 192), cluster 1 and 2, stages the default and one fewer
- * (0 and RG_STAGES_FEWER), group 8 and 16.  Up to max into c; the count. */
+/* The choices --tune tries for request r (its types) and M: tile N 128
+ * and 256 (FP8: 128 and 192), cluster 1 and 2, stages the default and one
+ * fewer (0 and RG_STAGES_FEWER), group 8 and 16; for M <= 64 with a
+ * K-major A instead the small-M tile (16, 32 or 64 rows) and 128 rows,
+ * tile N 64 and 128, stages the default and one fewer, cluster 1, group
+ * 8.  Up to max into c; the count. */
 #define RG_STAGES_FEWER 0xffffffffu
-unsigned rg_tune_candidates(const mmagen_gemm_request *r, struct rg_tune_choice *c, unsigned max);
+unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
+			    unsigned max);
 
 /* The grid of the split-K kernel (info->split_k != 1) with `splits` S:
  * as rg_grid, over tiles * min(S, ceil(K/tile_k)) work units. */

@@ -1272,6 +1272,20 @@ int rg_tune_path(char *buf, size_t n)
 
 #define TUNE_MAX_BYTES (1u << 20)
 
+/* A choice's field: "tile_n stages cluster group", and a fifth number,
+ * tile M, when it is not the default; nothing else.  0 or -1. */
+static int parse_choice(const char *f, struct rg_tune_choice *c)
+{
+	char end;
+	c->tile_m = 0;
+	if (sscanf(f, "%u %u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group,
+		   &c->tile_m, &end) == 5)
+		return c->tile_m == 16 || c->tile_m == 32 || c->tile_m == 64 || c->tile_m == 128 ? 0 : -1;
+	c->tile_m = 0;
+	return sscanf(f, "%u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group, &end) == 4
+		       ? 0 : -1;
+}
+
 /* One record line (without its newline) into key and c: 0 or -1. */
 static int parse_record(char *line, struct rg_tune_key *key, struct rg_tune_choice *c)
 {
@@ -1297,8 +1311,7 @@ static int parse_record(char *line, struct rg_tune_key *key, struct rg_tune_choi
 	if (key->layout == 4 ||
 	    sscanf(f[2], "%u %u %u %c", &key->lm, &key->ln, &key->lk, &end) != 3 ||
 	    key->lm > 31 || key->ln > 31 || key->lk > 31 ||
-	    sscanf(f[3], "%u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group, &end) != 4 ||
-	    !c->tile_n || c->tile_n > 256 || c->stages < 2 || c->stages > 32 ||
+	    parse_choice(f[3], c) || !c->tile_n || c->tile_n > 256 || c->stages < 2 || c->stages > 32 ||
 	    (c->cluster != 1 && c->cluster != 2) || !c->group || c->group > 65535 ||
 	    sscanf(f[4], "%lf %c", &c->tflops, &end) != 1 || !(c->tflops >= 0 && c->tflops < 1e6))
 		return -1;
@@ -1315,10 +1328,13 @@ static int same_key(const struct rg_tune_key *x, const struct rg_tune_key *y)
 static void format_record(char *buf, size_t n, const struct rg_tune_key *k,
 			  const struct rg_tune_choice *c)
 {
-	snprintf(buf, n, "%s\t%s %s %s %s %s\t%u %u %u\t%u %u %u %u\t%.1f\n", k->gpu,
+	char tm[16] = "";
+	if (c->tile_m)
+		snprintf(tm, sizeof tm, " %u", c->tile_m);
+	snprintf(buf, n, "%s\t%s %s %s %s %s\t%u %u %u\t%u %u %u %u%s\t%.1f\n", k->gpu,
 		 mmagen_type_name(k->a), mmagen_type_name(k->b), mmagen_type_name(k->acc),
 		 mmagen_type_name(k->out), tune_layouts[k->layout & 3], k->lm, k->ln, k->lk,
-		 c->tile_n, c->stages, c->cluster, c->group, c->tflops);
+		 c->tile_n, c->stages, c->cluster, c->group, tm, c->tflops);
 }
 
 static void note_set(char *note, size_t n, const char *fmt, const char *path, const char *why)
@@ -1474,9 +1490,22 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 	return rc;
 }
 
-unsigned rg_tune_candidates(const mmagen_gemm_request *r, struct rg_tune_choice *c, unsigned max)
+unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
+			    unsigned max)
 {
 	unsigned wide = rg_class_of(r->a) == RG_FP8 ? 192 : 256, n = 0;
+	if (m && m <= 64 && r->layout != MMAGEN_GEMM_NN && r->layout != MMAGEN_GEMM_NT) {
+		const unsigned tm[] = { m <= 16 ? 16 : m <= 32 ? 32 : 64, 0 }, tn[] = { 64, 128 };
+		const unsigned st[] = { 0, RG_STAGES_FEWER };
+		for (unsigned a = 0; a < 2; a++)
+			for (unsigned t = 0; t < 2; t++)
+				for (unsigned s = 0; s < 2; s++)
+					if (n < max)
+						c[n++] = (struct rg_tune_choice){ .tile_m = tm[a],
+							.tile_n = tn[t], .stages = st[s],
+							.cluster = 1, .group = 8 };
+		return n;
+	}
 	const unsigned tiles[] = { 128, wide }, clusters[] = { 1, 2 }, groups[] = { 8, 16 };
 	const unsigned stages[] = { 0, RG_STAGES_FEWER };
 	for (unsigned t = 0; t < 2; t++)

@@ -15,7 +15,8 @@
  * the kernel's name; the info's tile, stages and cluster are the
  * request's where the request gave them; the chooser fills only open
  * fields and its choice is taken by the generator; a split-K kernel's
- * buffers are exactly tiles * S * tile_m * tile_n * 4 and tiles * 8
+ * buffers are exactly tiles * S * 128 * tile_n * 4 (two 64-row warpgroup
+ * slots whatever the tile's M) and tiles * 8
  * bytes (tiles in whole clusters), none for other kernels.  Before each
  * call a known error is left in mmagen_last_error(), so that a refusal
  * must say something of its own. */
@@ -187,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t cl = info.cluster[0] ? info.cluster[0] : 1;
 		uint64_t rows = ((uint64_t)m + info.tile_m - 1) / info.tile_m;
 		uint64_t cols = ((uint64_t)n + info.tile_n - 1) / info.tile_n;
-		uint64_t per = (uint64_t)sk * info.tile_m * info.tile_n * 4;
+		uint64_t per = (uint64_t)sk * 128 * info.tile_n * 4;
 		FUZZ_CHECK(ws % per == 0 && ws / per == (rows + cl - 1) / cl * cl * cols &&
 				   ctr == ws / per * 8,
 			   "workspace %llu, counters %llu for %llu x %llu tiles, S %u",

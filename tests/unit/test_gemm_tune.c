@@ -71,23 +71,43 @@ static void test_candidates(void)
 {
 	struct rg_tune_choice c[32];
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
-	unsigned n = rg_tune_candidates(&r, c, 32), wide = 0, fewer = 0, cl2 = 0, g16 = 0;
+	unsigned n = rg_tune_candidates(&r, 4096, c, 32), wide = 0, fewer = 0, cl2 = 0, g16 = 0;
 	for (unsigned i = 0; i < n; i++) {
 		wide += c[i].tile_n == 256;
 		fewer += c[i].stages == RG_STAGES_FEWER;
 		cl2 += c[i].cluster == 2;
 		g16 += c[i].group == 16;
+		CHECK(c[i].tile_m == 0, "M 4096: tile M %u", c[i].tile_m);
 		for (unsigned j = 0; j < i; j++)
 			CHECK(memcmp(&c[i], &c[j], sizeof c[i]), "candidates %u and %u are the same", i, j);
 	}
 	CHECK(n == 16 && wide == 8 && fewer == 8 && cl2 == 8 && g16 == 8, "bf16: %u candidates", n);
 	r = req(MMAGEN_E4M3, MMAGEN_BF16);
-	n = rg_tune_candidates(&r, c, 32);
+	n = rg_tune_candidates(&r, 65, c, 32);
 	unsigned n192 = 0;
 	for (unsigned i = 0; i < n; i++)
 		n192 += c[i].tile_n == 192;
 	CHECK(n == 16 && n192 == 8, "e4m3: N 192 is its wide tile (%u)", n192);
-	CHECK(rg_tune_candidates(&r, c, 5) == 5, "at most max");
+	CHECK(rg_tune_candidates(&r, 8192, c, 5) == 5, "at most max");
+	/* small M with a K-major A: its small tile and 128 rows, N 64/128 */
+	r = req(MMAGEN_BF16, MMAGEN_BF16);
+	n = rg_tune_candidates(&r, 20, c, 32);
+	unsigned t32 = 0, t0 = 0, mixed = 0;
+	for (unsigned i = 0; i < n; i++) {
+		t32 += c[i].tile_m == 32;
+		t0 += c[i].tile_m == 0;
+		mixed |= c[i].cluster != 1 || (c[i].tile_n != 64 && c[i].tile_n != 128);
+		mmagen_gemm_request rr = r;
+		mmagen_gemm_info info = { .size = sizeof info };
+		rr.tile_m = c[i].tile_m;
+		rr.tile_n = c[i].tile_n;
+		CHECK(mmagen_gemm_info_of(&rr, &info) == MMAGEN_OK, "M 20 candidate %u: %s", i,
+		      mmagen_last_error());
+	}
+	CHECK(n == 8 && t32 == 4 && t0 == 4 && !mixed, "M 20: %u candidates (%u of 32 rows)", n, t32);
+	r.layout = MMAGEN_GEMM_NN;
+	n = rg_tune_candidates(&r, 20, c, 32);
+	CHECK(n == 16 && c[0].tile_m == 0, "M 20, M-major A: the usual %u", n);
 }
 
 static void test_path(void)
@@ -123,7 +143,7 @@ static void test_records(void)
 {
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
 	struct rg_tune_key k1, k2, k3;
-	struct rg_tune_choice c1 = { 256, 4, 2, 8, 812.25 }, c2 = { 128, 5, 1, 16, 97.5 }, got;
+	struct rg_tune_choice c1 = { 256, 4, 2, 8, 812.25, 0 }, c2 = { 128, 5, 1, 16, 97.5, 16 }, got;
 	char note[512];
 
 	rg_tune_key_of(&k1, "NVIDIA H200", &r, 8192, 8192, 8192);
@@ -136,7 +156,7 @@ static void test_records(void)
 	CHECK(!rg_tune_record(path, &k2, &c2, note, sizeof note), "record 2: %s", rg_error());
 	CHECK(!strcmp(slurp(), "mmagen gemm tune v1\n"
 			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\t812.2\n"
-			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t4 12 13\t128 5 1 16\t97.5\n"),
+			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t4 12 13\t128 5 1 16 16\t97.5\n"),
 	      "the file's text:\n%s", slurp());
 	struct stat st;
 	CHECK(!stat(path, &st) && !(st.st_mode & 022), "mode %o", (unsigned)st.st_mode & 0777);
@@ -144,7 +164,9 @@ static void test_records(void)
 	      got.stages == 4 && got.cluster == 2 && got.group == 8 && got.tflops > 812 &&
 	      !note[0], "lookup 1");
 	CHECK(rg_tune_lookup(path, &k2, &got, note, sizeof note) == 1 && got.tile_n == 128 &&
-	      got.group == 16, "lookup 2");
+	      got.group == 16 && got.tile_m == 16, "lookup 2");
+	CHECK(rg_tune_lookup(path, &k1, &got, note, sizeof note) == 1 && got.tile_m == 0,
+	      "a record without tile M: the default");
 	CHECK(rg_tune_lookup(path, &k3, &got, note, sizeof note) == 0 && !note[0],
 	      "another GPU has no record");
 	/* one of 8192..16383 is the same class; 4096 is not */
@@ -158,7 +180,7 @@ static void test_records(void)
 	c1.stages = 3;
 	CHECK(!rg_tune_record(path, &k1, &c1, note, sizeof note), "replace: %s", rg_error());
 	CHECK(!strcmp(slurp(), "mmagen gemm tune v1\n"
-			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t4 12 13\t128 5 1 16\t97.5\n"
+			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t4 12 13\t128 5 1 16 16\t97.5\n"
 			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t192 3 2 8\t812.2\n"),
 	      "replaced:\n%s", slurp());
 	CHECK(rg_tune_lookup(path, &k1, &got, note, sizeof note) == 1 && got.tile_n == 192 &&
@@ -169,7 +191,7 @@ static void test_corrupt(void)
 {
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
 	struct rg_tune_key k;
-	struct rg_tune_choice c = { 256, 4, 2, 8, 800 }, got;
+	struct rg_tune_choice c = { 256, 4, 2, 8, 800, 0 }, got;
 	char note[512];
 	static const char good[] = "mmagen gemm tune v1\n"
 				   "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\t800.0\n";
@@ -179,6 +201,9 @@ static void test_corrupt(void)
 		{ "a field missing", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\n" },
 		{ "an unknown type", "mmagen gemm tune v1\nNVIDIA H200\tbf17 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\t800.0\n" },
 		{ "cluster 3", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 3 8\t800.0\n" },
+		{ "tile M 48", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 48\t800.0\n" },
+		{ "six numbers", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 16 1\t800.0\n" },
+		{ "junk after four", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 x\t800.0\n" },
 		{ "stages 1", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 1 2 8\t800.0\n" },
 		{ "a class of 40", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t40 13 13\t256 4 2 8\t800.0\n" },
 		{ "trailing junk", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\t800.0x\n" },
