@@ -113,10 +113,16 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	if (g->b_mn && g->cluster == 2)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"an N-major B (layouts nt, tt) takes --cluster 1 for now (its 2-CTA multicast is not verified); use --cluster 1");
-	if (g->bm != 128 && g->bm != 64 && g->bm != 32 && g->bm != 16)
+	if (g->bm != 128 && g->bm != 64 && g->bm != 32 && g->bm != 16) {
+		/* the nearest legal M (a tie: the larger); an M-major A has 128 only */
+		unsigned near = 16;
+		for (unsigned c = 32; c <= 128; c *= 2)
+			if ((g->bm > c ? g->bm - c : c - g->bm) <= (g->bm > near ? g->bm - near : near - g->bm))
+				near = c;
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"the sm_90a GEMM tile has M = 128 (two consumer warpgroups of 64 rows), or 64, 32 or 16 for small M, not %u; use %u",
-			g->bm, g->bm > 128 ? 128 : g->bm > 64 ? 128 : g->bm > 32 ? 64 : g->bm > 16 ? 32 : 16);
+			"the sm_90a GEMM tile has M = 128 (two consumer warpgroups of 64 rows), or 64, 32 or 16 for small M with a K-major A, not %u; use %u",
+			g->bm, g->a_mn ? 128 : near);
+	}
 	if (g->bm != GEMM_BM && g->a_mn)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"an M-major A (layout %s) is loaded in boxes of %u rows: tile M is 128, not %u; use --tile 128x%u, or a K-major A (layout tn or tt)",
@@ -157,6 +163,18 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
 			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT,
 			room / (g->a_stage + g->b_stage + 16));
+	/* a small tile's wgmma still read 64 rows of A from the stage's start:
+	 * past the tile's rows into the next stages, B and D's staging, which
+	 * is harmless (those rows are never stored) as long as the last
+	 * stage's 64 rows end before the barriers (tile 16x16 with 2 stages
+	 * read 2 KB past them, beyond the block's shared memory) */
+	unsigned a_read = 64 * SWIZZLE_BYTES, bars = g->stages * (g->a_stage + g->b_stage) + g->d_stage;
+	if ((g->stages - 1) * g->a_stage + a_read > bars) {
+		unsigned most = a_read - g->a_stage - g->d_stage;
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"tile %ux%u with %u stages: each wgmma reads 64 rows of A from a stage, and the last stage's run past the end of shared memory; use %u stages or more (or a wider tile N)",
+			g->bm, g->bn, g->stages, (most + g->b_stage - 1) / g->b_stage);
+	}
 	return MMAGEN_OK;
 }
 
