@@ -67,7 +67,11 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 
 static double cost_small(const struct cost_in *c, unsigned s, uint64_t *units_out)
 {
-	uint64_t tiles = cdiv(c->m, c->tile_m) * cdiv(c->n, c->tile_n);
+	/* in whole clusters: with M <= tile M a cluster's second CTA has no
+	 * rows inside M, yet it holds a multiprocessor (without this, cluster
+	 * 1 and 2 cost the same and the tie went to cluster 2) */
+	uint64_t cl = c->cluster ? c->cluster : 1;
+	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
 	uint64_t kblocks = cdiv(c->k, c->tile_k);
 	if (s > kblocks)
 		s = (unsigned)kblocks;
