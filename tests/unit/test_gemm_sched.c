@@ -15,6 +15,15 @@
  * The test mutates one kernel on purpose (tile N 192 placed by a shift by
  * 8) and expects that caught.
  *
+ * The consumers' row limit: the lines after the consumers' tile origin
+ * (mlim = min(M, m0 + tile M), and the idle warpgroup's setp) are run for
+ * each warpgroup of each visited tile; the rows each warpgroup that is not
+ * idle stores, [m0 + 64 (wg - 1), min(m0 + 64 wg, mlim)), must cover every
+ * row of M exactly once in each tile column (tile M 16, 32, 64: the rows
+ * of the warpgroup's 64 past the tile are another tile's), and nothing
+ * after $c_epilogue may bound rows by M itself.  Mutants: mlim from a
+ * 128-row tile, an epilogue bounded by M.
+ *
  * The tensor maps: rg_tensor_descs (what run gemm encodes) against the
  * JSON manifest's dims, boxes, swizzle and element sizes, and the driver's
  * rules (mmart_tensor_desc_check). */
@@ -252,6 +261,11 @@ static void step(struct machine *mc, const struct ins *in)
 		set(mc, hi, v >> 32, TAINT(mc));
 		return;
 	}
+	if (!strcmp(op, "setp.ge.u32") || !strcmp(op, "setp.lt.u32")) {   /* 0 or 1 */
+		uint32_t a = (uint32_t)val(mc, in->arg[1]), b = (uint32_t)val(mc, in->arg[2]);
+		set(mc, in->arg[0], op[5] == 'g' ? a >= b : a < b, TAINT(mc));
+		return;
+	}
 	/* 32-bit integer arithmetic */
 	static const char *const u32ops[] = { "mul.lo.u32", "mul.lo.s32", "mad.lo.u32", "mad.lo.s32",
 		"div.u32", "rem.u32", "min.u32", "max.u32", "add.u32", "add.s32", "sub.u32", "sub.s32",
@@ -316,6 +330,12 @@ struct kernel {
 	int npost;
 	char call_args[3][48], call_ret[48];
 	char start_sreg[48], stride_sreg[48];   /* the walk: first tile, step */
+	/* the consumers: their tile origin and the lines after it up to
+	 * `mov.u32 %kb, 0` (the CTA's placement, mlim and %idle) */
+	struct ins *cfn, *cpost;
+	int ncfn, ncpost;
+	char mlim[48];            /* the register min(M, m0 + tile M) is in */
+	int epi_reads_m;          /* a line after $c_epilogue reads %m */
 	char why[160];
 };
 
@@ -324,6 +344,8 @@ static void kernel_free(struct kernel *k)
 	free(k->pro);
 	free(k->fn);
 	free(k->post);
+	free(k->cfn);
+	free(k->cpost);
 	memset(k, 0, sizeof *k);
 }
 
@@ -395,6 +417,39 @@ static int parse_kernel(const char *ptx, struct kernel *k)
 	parse_span(after, lab ? lab + 1 : after + strlen(after), &rest, &nrest);
 	k->post = rest;
 	k->npost = nrest;
+
+	/* the consumers' tile origin (the second one) and what follows it */
+	const char *cb = strstr(oe, "// tile origin:");
+	const char *ce = cb ? strstr(cb, "// tile origin end") : NULL;
+	if (!cb || !ce)
+		return kfail(k, "no second tile origin (the consumers')");
+	parse_span(strchr(cb, '\n') + 1, ce, &k->cfn, &k->ncfn);
+	const char *cafter = strchr(ce, '\n') + 1;
+	const char *clab = strstr(cafter, "\n$");
+	parse_span(cafter, clab ? clab + 1 : cafter + strlen(cafter), &k->cpost, &k->ncpost);
+	for (int i = 0; i < k->ncpost; i++) {
+		const struct ins *in = &k->cpost[i];
+		if (!strcmp(in->op, "mov.u32") && !strcmp(in->arg[0], "%kb")) {
+			k->ncpost = i;     /* the K loop's start: the placement ends */
+			break;
+		}
+		if (!strcmp(in->op, "min.u32") && !strcmp(in->arg[2], "%m") &&
+		    !strcmp(in->arg[0], in->arg[1]))
+			snprintf(k->mlim, sizeof k->mlim, "%s", in->arg[0]);
+	}
+	if (!k->mlim[0])
+		return kfail(k, "no row limit (min.u32 X, X, %m) after the consumers' tile origin");
+	/* the epilogue and split-K bound rows by mlim, never by %m */
+	const char *epi = strstr(cafter, "\n$c_epilogue:");
+	if (!epi)
+		return kfail(k, "no $c_epilogue");
+	struct ins *tail;
+	int ntail;
+	parse_span(epi + 1, ptx + strlen(ptx), &tail, &ntail);
+	for (int i = 0; i < ntail; i++)
+		for (int a = 1; a < tail[i].nargs; a++)
+			k->epi_reads_m |= !strcmp(tail[i].arg[a], "%m");
+	free(tail);
 
 	/* the walk: every `add.u32 %tile, %tile, %x` steps by the sreg %x
 	 * was set from, every `mov.u32 %tile, sreg` starts there; all the
@@ -476,10 +531,16 @@ static int cover(const struct kernel *k, uint32_t m, uint32_t n, unsigned bm, un
 	uint32_t rows = (m + bm - 1) / bm, cols = (n + bn - 1) / bn;
 	unsigned grid = rg_grid(sms, m, n, bm, bn, cluster);
 	unsigned char *seen = calloc((size_t)rows * cols, 1);
+	unsigned char *stored = calloc((size_t)m * cols, 1);   /* row x tile column */
 	struct machine mc = { .m = m, .n_ = n, .k = 64 };
 	uint32_t tiles = 0, tiles_m = 0, tiles_n = 0;
 	int rc = -1;
 
+	if (k->epi_reads_m) {
+		snprintf(why, wn, "a line after $c_epilogue reads %%m: rows must be bounded by the tile's %s",
+			 k->mlim);
+		goto out;
+	}
 	const char *start = cluster > 1 ? "%clusterid.x" : "%ctaid.x";
 	const char *stride = cluster > 1 ? "%nclusterid.x" : "%nctaid.x";
 	if (strcmp(k->start_sreg, start) || strcmp(k->stride_sreg, stride)) {
@@ -517,6 +578,39 @@ static int cover(const struct kernel *k, uint32_t m, uint32_t n, unsigned bm, un
 					 cta, (unsigned long long)t, o.m0, o.n0, m, n);
 				goto out;
 			}
+			/* the consumers: each warpgroup's mlim and %idle, and the
+			 * rows it stores */
+			for (uint32_t wg = 1; wg <= 2; wg++) {
+				set(&mc, "%wg", wg, NULL);
+				set(&mc, "%tile", t, NULL);
+				set(&mc, "%tiles_m", tiles_m, NULL);
+				set(&mc, "%tiles_n", tiles_n, NULL);
+				for (int i = 0; i < k->ncfn && !mc.error; i++)
+					step(&mc, &k->cfn[i]);
+				for (int i = 0; i < k->ncpost && !mc.error; i++)
+					step(&mc, &k->cpost[i]);
+				uint32_t cm0 = (uint32_t)need(&mc, "%m0"), cn0 = (uint32_t)need(&mc, "%n0");
+				uint32_t mlim = (uint32_t)need(&mc, k->mlim);
+				uint32_t idle = (uint32_t)need(&mc, "%idle");
+				if (mc.error) {
+					snprintf(why, wn, "consumers: %s", mc.why);
+					goto out;
+				}
+				uint32_t want = o.m0 + bm < m ? o.m0 + bm : m;
+				uint32_t first = o.m0 + 64 * (wg - 1);
+				if (cm0 != o.m0 || cn0 != o.n0 || mlim != want || idle != (first >= want)) {
+					snprintf(why, wn, "CTA %u tile %llu warpgroup %u: consumers at (%u, %u), mlim %u, idle %u; want (%u, %u), %u, %u",
+						 cta, (unsigned long long)t, wg, cm0, cn0, mlim, idle, o.m0, o.n0,
+						 want, first >= want);
+					goto out;
+				}
+				for (uint32_t row = first; !idle && row < first + 64 && row < mlim; row++)
+					if (stored[(size_t)row * cols + o.n0 / bn]++) {
+						snprintf(why, wn, "row %u of tile column %u stored twice (CTA %u, tile %llu, warpgroup %u)",
+							 row, o.n0 / bn, cta, (unsigned long long)t, wg);
+						goto out;
+					}
+			}
 			if (o.m0 >= m)
 				continue;
 			if (seen[(size_t)(o.m0 / bm) * cols + o.n0 / bn]++) {
@@ -532,8 +626,15 @@ static int cover(const struct kernel *k, uint32_t m, uint32_t n, unsigned bm, un
 				 i / cols * bm, i % cols * bn, grid, tiles);
 			goto out;
 		}
+	for (size_t i = 0; i < (size_t)m * cols; i++)
+		if (stored[i] != 1) {
+			snprintf(why, wn, "row %zu of tile column %zu stored %u times", i / cols, i % cols,
+				 stored[i]);
+			goto out;
+		}
 	rc = 0;
 out:
+	free(stored);
 	free(seen);
 	return rc;
 }
@@ -552,7 +653,7 @@ static mmagen_gemm_request req(mmagen_type a, mmagen_type out, unsigned tile_n, 
 	return r;
 }
 
-static const uint32_t dims[] = { 1, 127, 129, 257, 1000, 2049 };
+static const uint32_t dims[] = { 1, 64, 127, 129, 257, 1000, 2049 };   /* 64: a whole number of 16-, 32- and 64-row tiles */
 static const unsigned sms_set[] = { 132, 7, 1, 0 };
 
 /* All shapes through one kernel: 0 or -1 (the first failure in why). */
@@ -615,6 +716,69 @@ static void test_schedule(void)
 				mmagen_free(ptx);
 			}
 	CHECK(kernels == 2 * 4 * sizeof kinds / sizeof *kinds, "%u kernels generated", kernels);
+
+	/* small-M tiles: 16, 32, 64 rows (the first warpgroup alone; the
+	 * split kernel has the same placement lines, but walks units) */
+	static const struct { mmagen_type a, out; unsigned tile_m, tile_n, split; } small[] = {
+		{ MMAGEN_BF16, MMAGEN_BF16, 16, 64, 1 }, { MMAGEN_BF16, MMAGEN_F32, 32, 128, 1 },
+		{ MMAGEN_BF16, MMAGEN_BF16, 64, 256, 1 }, { MMAGEN_E4M3, MMAGEN_BF16, 16, 80, 1 },
+		{ MMAGEN_S8, MMAGEN_S32, 32, 16, 1 }, { MMAGEN_TF32, MMAGEN_F32, 64, 48, 1 },
+	};
+	for (size_t i = 0; i < sizeof small / sizeof *small; i++)
+		for (unsigned g = 1 + (i & 1) * 7; g <= 8; g += 8)
+			for (unsigned cl = 1; cl <= 2; cl++) {
+				mmagen_gemm_request r = req(small[i].a, small[i].out, small[i].tile_n, g, cl);
+				r.tile_m = small[i].tile_m;
+				r.split_k = small[i].split;
+				mmagen_gemm_info info = { .size = sizeof info };
+				char *ptx = NULL, why[400] = "";
+				if (mmagen_gemm_info_of(&r, &info) ||
+				    mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+					fail("%s tile %ux%u cluster %u: %s", mmagen_type_name(small[i].a),
+					     small[i].tile_m, small[i].tile_n, cl, mmagen_last_error());
+					continue;
+				}
+				CHECK(info.tile_m == small[i].tile_m, "tile M %u, asked %u", info.tile_m,
+				      small[i].tile_m);
+				CHECK(!sweep(ptx, info.tile_m, info.tile_n, cl, why, sizeof why),
+				      "%s tile %ux%u group %u cluster %u split %u: %s",
+				      mmagen_type_name(small[i].a), info.tile_m, info.tile_n, g, cl,
+				      small[i].split, why);
+				mmagen_free(ptx);
+			}
+}
+
+/* What a small tile's kernel and its manifest must agree on: D's store
+ * box is one warpgroup's rows inside the tile (min(64, tile M): more
+ * would overwrite the next tile's rows, which another CTA stores), and
+ * the 64 rows of A each wgmma reads from the last stage end before the
+ * barriers (A stages, B stages, D's staging, then the barriers). */
+static void test_small_tiles(void)
+{
+	static const mmagen_type outs[] = { MMAGEN_BF16, MMAGEN_F32, MMAGEN_E4M3 };
+	unsigned taken = 0;
+	for (unsigned tm = 16; tm <= 128; tm *= 2)
+		for (size_t o = 0; o < sizeof outs / sizeof *outs; o++)
+			for (unsigned tn = 16; tn <= 256; tn += 16)
+				for (unsigned st = 0; st <= 32; st++) {
+					mmagen_gemm_request r = req(MMAGEN_BF16, outs[o], tn, 0, 1);
+					r.tile_m = tm;
+					r.stages = st;
+					mmagen_gemm_info info = { .size = sizeof info };
+					if (mmagen_gemm_info_of(&r, &info))
+						continue;
+					taken++;
+					unsigned rows = tm < 64 ? tm : 64;
+					CHECK(!info.box_d[0] || info.box_d[1] == rows,
+					      "tile %ux%u out %s: D's box has %u rows, want %u", tm, tn,
+					      mmagen_type_name(outs[o]), info.box_d[1], rows);
+					unsigned bars = info.smem - 16 * info.stages;
+					unsigned a_end = (info.stages - 1) * tm * 128 + 64 * 128;
+					CHECK(a_end <= bars,
+					      "tile %ux%u %u stages: the last stage's 64 rows of A end at byte %u, past the barriers at %u (shared memory %u)",
+					      tm, tn, info.stages, a_end, bars, info.smem);
+				}
+	CHECK(taken > 1000, "%u small-tile kernels taken", taken);
 }
 
 /* Replace the first `from` in s by `to` (a new string). */
@@ -652,6 +816,40 @@ static void test_mutants(void)
 	free(shift);
 	free(down);
 	free(unknown);
+	mmagen_free(ptx);
+
+	/* a 16-row tile: mlim from 128 rows (rows of the next tiles stored
+	 * twice), and rows bounded by M rather than mlim */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 64, 8, 1);
+	r.tile_m = 16;
+	ptx = NULL;
+	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "emit 16x64");
+	if (!ptx)
+		return;
+	struct kernel k;
+	CHECK(!parse_kernel(ptx, &k), "16x64: %s", k.why);
+	char from[128], to[128];
+	snprintf(from, sizeof from, "add.u32 %s, %%m0, 16;", k.mlim);
+	snprintf(to, sizeof to, "add.u32 %s, %%m0, 128;", k.mlim);
+	char *wide = replace(ptx, from, to);
+	snprintf(from, sizeof from, ", %s;\n", k.mlim);
+	const char *epi = strstr(ptx, "$c_epilogue:");
+	char *by_m = NULL;
+	if (epi && strstr(epi, from)) {     /* the first bound after the epilogue's start */
+		size_t at = (size_t)(strstr(epi, from) - ptx);
+		by_m = malloc(strlen(ptx) + 8);
+		memcpy(by_m, ptx, at);
+		strcpy(by_m + at, ", %m;\n");
+		strcat(by_m, ptx + at + strlen(from));
+	}
+	kernel_free(&k);
+	CHECK(wide && by_m, "the mutated lines are in the 16-row kernel (update this test)");
+	CHECK(!sweep(ptx, 16, 64, 1, why, sizeof why), "the real 16-row kernel: %s", why);
+	CHECK(wide && sweep(wide, 16, 64, 1, why, sizeof why), "mlim = min(M, m0 + 128) went unnoticed");
+	CHECK(by_m && sweep(by_m, 16, 64, 1, why, sizeof why) && strstr(why, "reads %m"),
+	      "an epilogue bounded by M went unnoticed: %s", why);
+	free(wide);
+	free(by_m);
 	mmagen_free(ptx);
 }
 
@@ -758,6 +956,7 @@ int main(void)
 {
 	test_schedule();
 	test_mutants();
+	test_small_tiles();
 	test_maps();
 	return check_summary();
 }
