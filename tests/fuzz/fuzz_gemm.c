@@ -16,8 +16,8 @@
  * request's where the request gave them; the chooser fills only open
  * fields and its choice is taken by the generator; a split-K kernel's
  * buffers are exactly tiles * S * 128 * tile_n * 4 (two 64-row warpgroup
- * slots whatever the tile's M) and tiles * 8
- * bytes (tiles in whole clusters), none for other kernels.  Before each
+ * slots per tile, whatever its M) and tiles * 8 bytes (tiles in whole
+ * clusters), none for other kernels.  Before each
  * call a known error is left in mmagen_last_error(), so that a refusal
  * must say something of its own. */
 #include "fuzz.h"
@@ -128,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!memcmp(&r, &asked, sizeof r), "a refused choose changed the request");
 		r = asked;
 	} else {
+		FUZZ_CHECK(!asked.tile_m || r.tile_m == asked.tile_m, "choose changed tile M");
 		FUZZ_CHECK(!asked.tile_n || r.tile_n == asked.tile_n, "choose changed tile N");
 		FUZZ_CHECK(!asked.cluster || r.cluster == asked.cluster, "choose changed the cluster");
 		FUZZ_CHECK(!asked.split_k || r.split_k == asked.split_k, "choose changed split-K");
@@ -138,13 +139,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = mmagen_gemm_info_of(&r, &info);
 	if (s != MMAGEN_OK) {
 		refused(s, "info_of");
-		FUZZ_CHECK(!(r.tile_n != asked.tile_n || r.cluster != asked.cluster ||
+		FUZZ_CHECK(!(r.tile_m != asked.tile_m || r.tile_n != asked.tile_n || r.cluster != asked.cluster ||
 			     r.split_k != asked.split_k) ||
 				   mmagen_gemm_info_of(&asked, &info) != MMAGEN_OK,
 			   "the chooser's choice is refused where the request was taken: %s",
 			   mmagen_last_error());
 		return 0;
 	}
+	FUZZ_CHECK(!r.tile_m || info.tile_m == r.tile_m, "tile M %u, asked %u", info.tile_m,
+		   r.tile_m);
 	FUZZ_CHECK(!r.tile_n || info.tile_n == r.tile_n, "tile N %u, asked %u", info.tile_n,
 		   r.tile_n);
 	FUZZ_CHECK(!r.stages || info.stages == r.stages, "stages %u, asked %u", info.stages,
@@ -188,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t cl = info.cluster[0] ? info.cluster[0] : 1;
 		uint64_t rows = ((uint64_t)m + info.tile_m - 1) / info.tile_m;
 		uint64_t cols = ((uint64_t)n + info.tile_n - 1) / info.tile_n;
-		uint64_t per = (uint64_t)sk * 128 * info.tile_n * 4;
+		uint64_t per = (uint64_t)sk * 128u * info.tile_n * 4;   /* two 64-row slots */
 		FUZZ_CHECK(ws % per == 0 && ws / per == (rows + cl - 1) / cl * cl * cols &&
 				   ctr == ws / per * 8,
 			   "workspace %llu, counters %llu for %llu x %llu tiles, S %u",
