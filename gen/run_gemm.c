@@ -831,11 +831,23 @@ static int gpu_key(struct gpu *g, const mmagen_gemm_request *r, struct rg_tune_k
 
 /* r with choice c, checked: 0 (and *info), or 1 when the generator
  * refuses it (FP8's N 192 with too many stages, ...). */
-static int with_choice(const mmagen_gemm_request *r, const struct rg_tune_choice *c,
+static int with_choice(struct gpu *g, const mmagen_gemm_request *r, const struct rg_tune_choice *c,
 		       mmagen_gemm_request *out, mmagen_gemm_info *info)
 {
 	*out = *r;
 	out->tile_m = c->tile_m;
+	/* a choice without tile M (a record from before tile M was kept, or
+	 * a large-M candidate): the chooser's for this M, since a tuned
+	 * choice stops the chooser (else a tuned small M ran 128-row tiles) */
+	unsigned sms = device_sms(g->ctx);
+	if (!out->tile_m && sms) {
+		mmagen_gemm_request t = *out;
+		t.tile_n = c->tile_n;
+		t.cluster = c->cluster;
+		t.split_k = 1;
+		if (!mmagen_gemm_choose(&t, g->p->m, g->p->n, g->p->k, sms))
+			out->tile_m = t.tile_m;
+	}
 	out->tile_n = c->tile_n;
 	out->cluster = c->cluster;
 	out->group = c->group;
@@ -872,7 +884,7 @@ static int apply_tuned(struct gpu *g, mmagen_gemm_request *r)
 	if (!found)
 		return 0;
 	key_text(&key, kt, sizeof kt);
-	if (with_choice(r, &c, &rr, &info)) {
+	if (with_choice(g, r, &c, &rr, &info)) {
 		fprintf(stderr, "mmagen: run gemm: the tuned choice for %s is not one this generator "
 			"takes (%s); the defaults are used\n", kt, mmagen_last_error());
 		return 0;
@@ -961,7 +973,7 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 		struct timing t;
 		uint64_t blocker = 0, blocker_bytes = 0;
 
-		if (with_choice(r, &cand[i], &rr, &info))
+		if (with_choice(g, r, &cand[i], &rr, &info))
 			continue;            /* not a kernel the generator writes */
 		g->info = info;
 		choice_text(&info, rr.group, ct, sizeof ct);

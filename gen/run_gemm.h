@@ -262,7 +262,8 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 /* The choices --tune tries for request r (its types) and M: tile N 128
  * and 256 (FP8: 128 and 192), cluster 1 and 2, stages the default and one
  * fewer (0 and RG_STAGES_FEWER), group 8 and 16; for M <= 64 with a
- * K-major A instead the small-M tile (16, 32 or 64 rows) and 128 rows,
+ * K-major A instead the small-M tile (16, 32 or 64 rows) and 128 rows
+ * (tile_m 128: said, so that the record keeps it),
  * tile N 64 and 128, stages the default and one fewer, cluster 1, group
  * 8.  Up to max into c; the count. */
 #define RG_STAGES_FEWER 0xffffffffu

@@ -1495,7 +1495,7 @@ unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_
 {
 	unsigned wide = rg_class_of(r->a) == RG_FP8 ? 192 : 256, n = 0;
 	if (m && m <= 64 && r->layout != MMAGEN_GEMM_NN && r->layout != MMAGEN_GEMM_NT) {
-		const unsigned tm[] = { m <= 16 ? 16 : m <= 32 ? 32 : 64, 0 }, tn[] = { 64, 128 };
+		const unsigned tm[] = { m <= 16 ? 16 : m <= 32 ? 32 : 64, 128 }, tn[] = { 64, 128 };
 		const unsigned st[] = { 0, RG_STAGES_FEWER };
 		for (unsigned a = 0; a < 2; a++)
 			for (unsigned t = 0; t < 2; t++)

@@ -95,7 +95,7 @@ static void test_candidates(void)
 	unsigned t32 = 0, t0 = 0, mixed = 0;
 	for (unsigned i = 0; i < n; i++) {
 		t32 += c[i].tile_m == 32;
-		t0 += c[i].tile_m == 0;
+		t0 += c[i].tile_m == 128;
 		mixed |= c[i].cluster != 1 || (c[i].tile_n != 64 && c[i].tile_n != 128);
 		mmagen_gemm_request rr = r;
 		mmagen_gemm_info info = { .size = sizeof info };
