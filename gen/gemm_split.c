@@ -65,18 +65,34 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 #define SMALL_SPLIT 5000.0      /* ns per slice past the first */
 #define SMALL_SPLIT_MAX 2u
 
-static double cost_small(const struct cost_in *c, unsigned s, uint64_t *units_out)
+/* The work units of S slices (S at most the K blocks): CTA tiles in
+ * whole clusters times S; the CTAs busy, the waves, K blocks per unit. */
+struct work {
+	unsigned s;
+	uint64_t units, busy, waves, per_unit;
+};
+
+static struct work work_of(const struct cost_in *c, unsigned s)
 {
-	/* in whole clusters: with M <= tile M a cluster's second CTA has no
-	 * rows inside M, yet it holds a multiprocessor (without this, cluster
-	 * 1 and 2 cost the same and the tie went to cluster 2) */
 	uint64_t cl = c->cluster ? c->cluster : 1;
 	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
 	uint64_t kblocks = cdiv(c->k, c->tile_k);
-	if (s > kblocks)
-		s = (unsigned)kblocks;
-	uint64_t units = tiles * s, busy = units < c->sms ? units : c->sms;
-	uint64_t waves = cdiv(units, c->sms), per_unit = cdiv(kblocks, s);
+	struct work w = { .s = s > kblocks ? (unsigned)kblocks : s };
+	w.units = tiles * w.s;
+	w.busy = w.units < c->sms ? w.units : c->sms;
+	w.waves = cdiv(w.units, c->sms);
+	w.per_unit = cdiv(kblocks, w.s);
+	return w;
+}
+
+static double cost_small(const struct cost_in *c, unsigned s, uint64_t *units_out)
+{
+	/* tiles in whole clusters: with M <= tile M a cluster's second CTA
+	 * has no rows inside M, yet it holds a multiprocessor (without this,
+	 * cluster 1 and 2 cost the same and the tie went to cluster 2) */
+	struct work w = work_of(c, s);
+	uint64_t units = w.units, busy = w.busy, waves = w.waves, per_unit = w.per_unit;
+	s = w.s;
 	double row_bytes = (double)c->tile_m * c->ea + (double)c->tile_n * c->eb;
 	double stage = row_bytes * c->tile_k;
 	double cta = (c->stages ? c->stages : 4) * stage / SMALL_LAT;
@@ -95,12 +111,9 @@ static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
 	if (c->tile_m < 128)
 		return cost_small(c, s, units_out);
 	uint64_t cl = c->cluster ? c->cluster : 1;
-	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
-	uint64_t kblocks = cdiv(c->k, c->tile_k);
-	if (s > kblocks)
-		s = (unsigned)kblocks;
-	uint64_t units = tiles * s, busy = units < c->sms ? units : c->sms;
-	uint64_t waves = cdiv(units, c->sms), per_unit = cdiv(kblocks, s);
+	struct work w = work_of(c, s);
+	uint64_t units = w.units, busy = w.busy, waves = w.waves, per_unit = w.per_unit;
+	s = w.s;
 	uint64_t rows = c->m < c->tile_m ? c->m : c->tile_m;
 	double crows = (double)(cdiv(rows, 64) * 64);
 	double compute = crows * c->tile_n * c->tile_k * 2.0 / sm_flops(c->ea);
