@@ -1493,28 +1493,28 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
 			    unsigned max)
 {
+	/* the chooser's tile M for this M (it depends on M and A's layout
+	 * alone: N, K and the multiprocessors here are placeholders) */
+	mmagen_gemm_request t = *r;
+	t.tile_m = 0;
+	t.tile_n = 128;
+	t.cluster = 1;
+	t.split_k = 1;
+	unsigned small = m && !mmagen_gemm_choose(&t, m, 1, 1, 1) ? t.tile_m : 0;
 	unsigned wide = rg_class_of(r->a) == RG_FP8 ? 192 : 256, n = 0;
-	if (m && m <= 64 && r->layout != MMAGEN_GEMM_NN && r->layout != MMAGEN_GEMM_NT) {
-		const unsigned tm[] = { m <= 16 ? 16 : m <= 32 ? 32 : 64, 128 }, tn[] = { 64, 128 };
-		const unsigned st[] = { 0, RG_STAGES_FEWER };
-		for (unsigned a = 0; a < 2; a++)
-			for (unsigned t = 0; t < 2; t++)
+	/* the cartesian product of these lists, small M or not */
+	const unsigned tm[] = { small, 128 }, tn_small[] = { 64, 128 }, tn[] = { 128, wide };
+	const unsigned cl[] = { 1, 2 }, st[] = { 0, RG_STAGES_FEWER }, gr[] = { 8, 16 };
+	const unsigned *tns = small ? tn_small : tn;
+	unsigned ntm = small ? 2 : 1, ncl = small ? 1 : 2, ngr = small ? 1 : 2;
+	for (unsigned a = 0; a < ntm; a++)
+		for (unsigned i = 0; i < 2; i++)
+			for (unsigned j = 0; j < ncl; j++)
 				for (unsigned s = 0; s < 2; s++)
-					if (n < max)
-						c[n++] = (struct rg_tune_choice){ .tile_m = tm[a],
-							.tile_n = tn[t], .stages = st[s],
-							.cluster = 1, .group = 8 };
-		return n;
-	}
-	const unsigned tiles[] = { 128, wide }, clusters[] = { 1, 2 }, groups[] = { 8, 16 };
-	const unsigned stages[] = { 0, RG_STAGES_FEWER };
-	for (unsigned t = 0; t < 2; t++)
-		for (unsigned cl = 0; cl < 2; cl++)
-			for (unsigned s = 0; s < 2; s++)
-				for (unsigned g = 0; g < 2; g++)
-					if (n < max)
-						c[n++] = (struct rg_tune_choice){ .tile_n = tiles[t],
-							.stages = stages[s], .cluster = clusters[cl],
-							.group = groups[g] };
+					for (unsigned g = 0; g < ngr; g++)
+						if (n < max)
+							c[n++] = (struct rg_tune_choice){ .tile_m = tm[a],
+								.tile_n = tns[i], .stages = st[s],
+								.cluster = cl[j], .group = gr[g] };
 	return n;
 }

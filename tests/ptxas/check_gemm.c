@@ -206,47 +206,23 @@ static void check_sm90_more(const char *ptxas, const char *dir)
 	}
 }
 
-/* Split-K (the wgmma path): every type mix with S 3, and auto with a
- * cluster of 2 and other tiles on a few (about a minute on 2 cores). */
-static void check_split(const char *ptxas, const char *dir)
+/* Split-K and small-M tiles (the wgmma path), each row of `vs` on every
+ * `every`-th type mix: every mix with S 3; auto with a cluster of 2 and
+ * other tiles; tiles of 16, 32 and 64 rows (the first consumer warpgroup
+ * alone, A's box that many rows) with and without the split kernel and
+ * a 2-CTA cluster (about a minute on 2 cores); then a small tile with
+ * layout tt, and an M-major A refused. */
+static void check_split_tile_m(const char *ptxas, const char *dir)
 {
-	static const struct { unsigned tile_n, cluster, split; } more[] = {
-		{ 64, 2, MMAGEN_GEMM_SPLIT_AUTO }, { 192, 1, 256 }, { 128, 2, 2 },
-	};
-	char what[200];
-	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
-		for (size_t v = 0; v <= sizeof more / sizeof more[0]; v++) {
-			mmagen_gemm_request r;
-			if (v && c % 4)          /* the other variants on every 4th mix */
-				continue;
-			mmagen_gemm_request_init(&r);
-			mmagen_target_parse("sm_90a", &r.target);
-			r.a = combos[c].a;
-			r.b = combos[c].b;
-			r.out = combos[c].out;
-			r.split_k = v ? more[v - 1].split : 3;
-			r.tile_n = v ? more[v - 1].tile_n : 0;
-			r.cluster = v ? more[v - 1].cluster : 1;
-			snprintf(what, sizeof what, "gemm %s x %s -> %s, split-K %u, tile N %u, cluster %u",
-				 mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
-				 r.split_k, r.tile_n, r.cluster);
-			CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
-		}
-}
-
-/* Small-M tiles (16, 32, 64 rows: the first consumer warpgroup alone, A's
- * box that many rows) for every mix, one tile N and S each; with the
- * split kernel and a 2-CTA cluster on some; an M-major A refused. */
-static void check_tile_m(const char *ptxas, const char *dir)
-{
-	static const struct { unsigned tile_m, tile_n, split, cluster; } vs[] = {
-		{ 16, 128, 1, 1 }, { 32, 64, 2, 1 }, { 64, 0, 1, 2 },
+	static const struct { unsigned tile_m, tile_n, split, cluster, every; } vs[] = {
+		{ 0, 0, 3, 1, 1 }, { 0, 64, MMAGEN_GEMM_SPLIT_AUTO, 2, 4 }, { 0, 192, 256, 1, 4 },
+		{ 0, 128, 2, 2, 4 }, { 16, 128, 1, 1, 1 }, { 32, 64, 2, 1, 3 }, { 64, 0, 1, 2, 3 },
 	};
 	char what[200];
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
 			mmagen_gemm_request r;
-			if (v && c % 3)
+			if (c % vs[v].every)
 				continue;
 			mmagen_gemm_request_init(&r);
 			mmagen_target_parse("sm_90a", &r.target);
@@ -286,8 +262,7 @@ int main(int argc, char **argv)
 		return printf("ptxas not found: skipped\n"), 77;
 	check_sm80(argv[1], argv[2]);
 	check_sm90_more(argv[1], argv[2]);
-	check_split(argv[1], argv[2]);
-	check_tile_m(argv[1], argv[2]);
+	check_split_tile_m(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {
