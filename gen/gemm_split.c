@@ -50,20 +50,30 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
-/* Small M (tile M 16, 32 or 64: one warpgroup, a memory-bound stream of
- * B), fitted to bf16 16 x {4096, 14336} x {4096, 14336} on the H200
- * (tile N 64/128/256 x S 1/2/4; within 10% of the measured times but
- * for tile N 256): each CTA streams its unit's A and B rows at
- * min(its bytes in flight (stages) / SMALL_LAT, SMALL_CTA_BW: one
- * warpgroup's wgmma m64 consume that much whatever the type), the GPU at
- * most SMALL_GPU_BW; every slice past the first costs SMALL_SPLIT (the
- * measured S = 4 runs were 3-4 us per slice slower, not faster). */
-#define SMALL_FIXED 4000.0      /* ns: launch gap, pipeline fill, epilogue */
-#define SMALL_LAT 1300.0        /* ns: a stage's round trip */
-#define SMALL_CTA_BW 111.0      /* bytes per ns one warpgroup's wgmma take */
-#define SMALL_GPU_BW 4000.0     /* bytes per ns of the whole GPU */
-#define SMALL_SPLIT 5000.0      /* ns per slice past the first */
-#define SMALL_SPLIT_MAX 2u
+/* Streaming shapes (M <= 128, or a tile M of 16, 32 or 64: the GEMM is
+ * a stream of B through few tile rows), fitted to bf16 and e4m3 runs on
+ * the H200 (M 16 and 128 of the LLM shapes, tile M 16/64/128 x tile N
+ * 64/128/256 x S 1/2/4; the model's picks 1.2% slower than the fastest
+ * on average, 8% at worst).  Times in ns:
+ *   per K block = max(stage bytes / the CTA's stream rate, one
+ *                 warpgroup's wgmma on the block (warpgroups run side
+ *                 by side) at STREAM_WG_FLOPS (FP8/INT8 twice that))
+ *   the CTA's stream rate = min(its bytes in flight (stages) /
+ *                 STREAM_LAT, STREAM_CTA_BW)
+ *   total = STREAM_FIXED + max(waves * K blocks per unit * per K block,
+ *           the unique bytes of A and B / STREAM_DRAM_BW)
+ *           + STREAM_SPLIT per slice past the first.
+ * The DRAM term is what made 64-row tiles win at M = 128: two CTAs read
+ * each column of B at once and L2 serves the second read (128 x 4096 x
+ * 4096 bf16: 64x64 tiles 16.4 us, 128x128 with 2 slices 23.9, cuBLASLt
+ * 16.7).  At most 2 slices: 4 was never faster (3-5 us per slice). */
+#define STREAM_FIXED 3000.0     /* ns: launch gap, pipeline fill, epilogue */
+#define STREAM_LAT 1600.0       /* ns: a stage's round trip */
+#define STREAM_CTA_BW 80.0      /* bytes per ns one CTA streams at most */
+#define STREAM_DRAM_BW 3300.0   /* bytes per ns of unique A and B */
+#define STREAM_WG_FLOPS 5000.0  /* 16-bit flops per ns of one warpgroup */
+#define STREAM_SPLIT 5000.0     /* ns per slice past the first */
+#define STREAM_SPLIT_MAX 2u
 
 /* The work units of S slices (S at most the K blocks): CTA tiles in
  * whole clusters times S; the CTAs busy, the waves, K blocks per unit. */
@@ -85,31 +95,39 @@ static struct work work_of(const struct cost_in *c, unsigned s)
 	return w;
 }
 
-static double cost_small(const struct cost_in *c, unsigned s, uint64_t *units_out)
+/* The streaming model's domain: tiles of fewer than 128 rows, or M up to
+ * 128 with at least a quarter wave of tiles (with fewer, splitting K is
+ * the only parallelism, and the large-tile model's many slices stand). */
+static int streaming(const struct cost_in *c)
+{
+	return c->tile_m < 128 ||
+	       (c->m <= 128 && cdiv(c->m, c->tile_m) * cdiv(c->n, c->tile_n) * 4 >= c->sms);
+}
+
+static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_out)
 {
 	/* tiles in whole clusters: with M <= tile M a cluster's second CTA
 	 * has no rows inside M, yet it holds a multiprocessor (without this,
 	 * cluster 1 and 2 cost the same and the tie went to cluster 2) */
 	struct work w = work_of(c, s);
-	uint64_t units = w.units, busy = w.busy, waves = w.waves, per_unit = w.per_unit;
-	s = w.s;
-	double row_bytes = (double)c->tile_m * c->ea + (double)c->tile_n * c->eb;
-	double stage = row_bytes * c->tile_k;
-	double cta = (c->stages ? c->stages : 4) * stage / SMALL_LAT;
-	if (cta > SMALL_CTA_BW)
-		cta = SMALL_CTA_BW;
-	if (cta > SMALL_GPU_BW / (double)busy)
-		cta = SMALL_GPU_BW / (double)busy;
-	*units_out = units;
-	return SMALL_FIXED + (double)waves * (double)per_unit * stage / cta +
-	       (double)(s - 1) * SMALL_SPLIT;
+	double stage = ((double)c->tile_m * c->ea + (double)c->tile_n * c->eb) * c->tile_k;
+	double rate = (c->stages ? c->stages : 4) * stage / STREAM_LAT;
+	if (rate > STREAM_CTA_BW)
+		rate = STREAM_CTA_BW;
+	double flops = STREAM_WG_FLOPS * (c->ea == 1 && c->eb == 1 ? 2.0 : c->ea == 4 ? 0.5 : 1.0);
+	double compute = 2.0 * 64 * c->tile_n * c->tile_k / flops;
+	double block = stage / rate > compute ? stage / rate : compute;
+	double ctas = (double)w.waves * (double)w.per_unit * block;
+	double dram = ((double)c->m * c->ea + (double)c->n * c->eb) * (double)c->k / STREAM_DRAM_BW;
+	*units_out = w.units;
+	return STREAM_FIXED + (ctas > dram ? ctas : dram) + (double)(w.s - 1) * STREAM_SPLIT;
 }
 
 /* Estimated ns for S slices; *units_out: the work units */
 static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
 {
-	if (c->tile_m < 128)
-		return cost_small(c, s, units_out);
+	if (streaming(c))
+		return cost_stream(c, s, units_out);
 	uint64_t cl = c->cluster ? c->cluster : 1;
 	struct work w = work_of(c, s);
 	uint64_t units = w.units, busy = w.busy, waves = w.waves, per_unit = w.per_unit;
@@ -138,8 +156,8 @@ static unsigned best_split(const struct cost_in *c, unsigned stages, double *t_o
 	double best_t = cost(c, 1, &units);
 	if (most > AUTO_MAX)
 		most = AUTO_MAX;
-	if (c->tile_m < 128 && most > SMALL_SPLIT_MAX)
-		most = SMALL_SPLIT_MAX;
+	if (streaming(c) && most > STREAM_SPLIT_MAX)
+		most = STREAM_SPLIT_MAX;
 	for (unsigned s = 2; s <= most; s++) {
 		double t = cost(c, s, &units);
 		if (units > c->sms)
@@ -251,50 +269,59 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 			(req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2) ? 192 : 256;
 	/* small M (up to 64) with a K-major A: a tile of 16, 32 or 64 rows,
 	 * whose A box has no rows past M to fill (bf16 16 x 14336 x 4096 on
-	 * the H200: 33 us against 49 with 128 rows) */
-	unsigned tile_m = req->tile_m;
-	if (!tile_m && m <= 64 && req->layout != MMAGEN_GEMM_NN && req->layout != MMAGEN_GEMM_NT)
-		tile_m = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+	 * the H200: 33 us against 49 with 128 rows); M up to 128: tile M 64
+	 * or 128 (M = 128: twice the CTAs without split-K's reduction, 64x64
+	 * tiles fastest for N 4096, 128x128 for N 14336) */
+	int k_major_a = req->layout != MMAGEN_GEMM_NN && req->layout != MMAGEN_GEMM_NT;
+	unsigned tms[2] = { req->tile_m, 0 }, ntm = 1;
+	if (!req->tile_m && k_major_a && m <= 64)
+		tms[0] = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+	else if (!req->tile_m && k_major_a && m <= 128)
+		tms[0] = 64, tms[1] = 0, ntm = 2;   /* 0: the default, 128 */
 	/* a tile N the request fixed is the only one */
 	const unsigned tiles[] = { req->tile_n ? req->tile_n : 64, 128, wide };
-	/* small M: tile N 64 or 128 (256 was never the fastest at M = 16,
-	 * 7-50% slower than 128) */
-	const unsigned ntiles = req->tile_n ? 1 : tile_m && tile_m < 128 ? 2 : 3;
+	/* streaming shapes: tile N 64 or 128 (256 was never the fastest at
+	 * M = 16 or 128, 7-50% slower than 128) */
+	int stream = (m <= 128 && n >= 2048) || (req->tile_m && req->tile_m < 128);
+	const unsigned ntiles = req->tile_n ? 1 : stream ? 2 : 3;
 	mmagen_gemm_request best = *req;
 	double best_t = 0;
 	int found = 0;
-	for (unsigned t = 0; t < ntiles; t++) {
-		for (unsigned cl = 1; cl <= 2; cl++) {
-			if (req->cluster && req->cluster != cl)
-				continue;
-			mmagen_gemm_request r = *req;
-			r.tile_n = tiles[t];
-			r.tile_m = tile_m;
-			r.cluster = cl;
-			r.split_k = 1;
-			if (mmagen_gemm_info_of(&r, &info))
-				continue;      /* not one this generator takes */
-			struct cost_in c = cost_of(&info, m, n, k, sms);
-			uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
-			if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
-				continue;
-			/* the S the kernel will run with: the one asked for;
-			 * for auto (chosen at run time) and for none given, the
-			 * best; 1 with f16 accumulators (no split kernel) */
-			uint64_t units;
-			double tt;
-			unsigned s = req->split_k;
-			unsigned run_s = s && s != MMAGEN_GEMM_SPLIT_AUTO ? s : best_split(&c, info.stages, &tt);
-			if (req->acc == MMAGEN_F16)
-				run_s = 1;
-			tt = cost(&c, run_s, &units);
-			r.split_k = s ? s : run_s;
-			/* ties go to cluster 2, then to the wider tile: more
-			 * reuse of what was loaded */
-			if (!found || tt < best_t ||
-			    (tt == best_t && (cl > best.cluster ||
-					      (cl == best.cluster && r.tile_n > best.tile_n))))
-				best = r, best_t = tt, found = 1;
+	for (unsigned im = 0; im < ntm; im++) {
+		unsigned tile_m = tms[im];
+		for (unsigned t = 0; t < ntiles; t++) {
+			for (unsigned cl = 1; cl <= 2; cl++) {
+				if (req->cluster && req->cluster != cl)
+					continue;
+				mmagen_gemm_request r = *req;
+				r.tile_n = tiles[t];
+				r.tile_m = tile_m;
+				r.cluster = cl;
+				r.split_k = 1;
+				if (mmagen_gemm_info_of(&r, &info))
+					continue;      /* not one this generator takes */
+				struct cost_in c = cost_of(&info, m, n, k, sms);
+				uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
+				if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
+					continue;
+				/* the S the kernel will run with: the one asked for;
+				 * for auto (chosen at run time) and for none given, the
+				 * best; 1 with f16 accumulators (no split kernel) */
+				uint64_t units;
+				double tt;
+				unsigned s = req->split_k;
+				unsigned run_s = s && s != MMAGEN_GEMM_SPLIT_AUTO ? s : best_split(&c, info.stages, &tt);
+				if (req->acc == MMAGEN_F16)
+					run_s = 1;
+				tt = cost(&c, run_s, &units);
+				r.split_k = s ? s : run_s;
+				/* ties go to cluster 2, then to the wider tile: more
+				 * reuse of what was loaded */
+				if (!found || tt < best_t ||
+				    (tt == best_t && (cl > best.cluster ||
+						      (cl == best.cluster && r.tile_n > best.tile_n))))
+					best = r, best_t = tt, found = 1;
+			}
 		}
 	}
 	if (!found)

@@ -261,8 +261,8 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 		   char *note, size_t note_n);
 /* The choices --tune tries for request r (its types) and M: tile N 128
  * and 256 (FP8: 128 and 192), cluster 1 and 2, stages the default and one
- * fewer (0 and RG_STAGES_FEWER), group 8 and 16; for M <= 64 with a
- * K-major A instead the small-M tile (16, 32 or 64 rows) and 128 rows
+ * fewer (0 and RG_STAGES_FEWER), group 8 and 16; for M <= 128 with a
+ * K-major A instead the small-M tile (16, 32 or 64 rows; 64 past M 64) and 128 rows
  * (tile_m 128: said, so that the record keeps it),
  * tile N 64 and 128, stages the default and one fewer, cluster 1, group
  * 8.  Up to max into c; the count. */

@@ -1493,14 +1493,18 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
 			    unsigned max)
 {
-	/* the chooser's tile M for this M (it depends on M and A's layout
-	 * alone: N, K and the multiprocessors here are placeholders) */
+	/* small M: the chooser's tile M for M <= 64 (it depends on M and A's
+	 * layout alone: N, K and the multiprocessors here are placeholders),
+	 * 64 for M up to 128 with a K-major A (the chooser weighs 64 against
+	 * 128 there); either way also 128 */
 	mmagen_gemm_request t = *r;
 	t.tile_m = 0;
 	t.tile_n = 128;
 	t.cluster = 1;
 	t.split_k = 1;
-	unsigned small = m && !mmagen_gemm_choose(&t, m, 1, 1, 1) ? t.tile_m : 0;
+	unsigned small = m && m <= 64 && !mmagen_gemm_choose(&t, m, 1, 1, 1) ? t.tile_m : 0;
+	if (m > 64 && m <= 128 && r->layout != MMAGEN_GEMM_NN && r->layout != MMAGEN_GEMM_NT)
+		small = 64;
 	unsigned wide = rg_class_of(r->a) == RG_FP8 ? 192 : 256, n = 0;
 	/* the cartesian product of these lists, small M or not */
 	const unsigned tm[] = { small, 128 }, tn_small[] = { 64, 128 }, tn[] = { 128, wide };

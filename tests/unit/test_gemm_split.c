@@ -193,8 +193,12 @@ static void test_split_for(void)
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 4);
 	/* 224 K blocks: S 8 (128 units) beats 7; S 9: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
-	/* 56 tiles: S 2 (112 units); S 3: 168 units, 2 waves */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 2);
+	/* 56 tiles at M 16: a quarter wave or more, so the streaming model
+	 * (gemm_split.c): a K block of 48 KB at min(4 * 48 KB / 1600, 80) =
+	 * 80 B/ns (614 ns; compute 2 * 64 * 256 * 64 / 5000 = 419); S 1:
+	 * 3 + max(64 * 0.614, DRAM (16 + 14336) * 2 * 4096 / 3300 = 35.6) =
+	 * 42.3 us; S 2: 3 + max(19.7, 35.6) + 5 = 43.6 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 1);
 	/* 512 tiles: more than a wave already: S 1 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 4096, 4096, 4096, 132) == 1);
 	/* no SMs known; one K block */
@@ -226,8 +230,8 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
 /* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
  * tile N 64, 8192^3 with cluster 2, M = 16: a 16-row tile, 16 x 14336 x
  * 4096 unsplit with tile N 128, 16 x 4096 x 14336 in at most two slices), and its
- * rules over many shapes: only open fields filled (tile M only for
- * M <= 64: the smallest of 16/32/64 that holds M), a choice the
+ * rules over many shapes: only open fields filled (tile M for M <= 64:
+ * the smallest of 16/32/64 that holds M; up to 128: 64 or 128), a choice the
  * generator takes, cluster 2 only with three waves of tiles, split-K only
  * in one wave (at most 2 slices with a small tile), none with f16
  * accumulators or on the mma.sync path. */
@@ -251,8 +255,17 @@ static void test_choose(void)
 	      r.tile_m, r.tile_n, r.cluster, r.split_k);
 	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 40, 4096, 4096);
 	CHECK(r.tile_m == 64, "M 40: tile M %u", r.tile_m);
-	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 65, 4096, 4096);
-	CHECK(r.tile_m == 0, "M 65: tile M %u", r.tile_m);
+	/* M 128: 64-row tiles for N 4096 (bf16 128 x 4096 x 4096 on the
+	 * H200: 64x64 16.4 us, 128x64 in 2 slices 19.4, cuBLASLt 16.7), 128
+	 * rows for N 14336 (128x128 36.0 us, 64x128 37.7) */
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 128, 4096, 4096);
+	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.split_k == 1, "128x4096x4096: %u/%u/%u",
+	      r.tile_m, r.tile_n, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 128, 14336, 4096);
+	CHECK(r.tile_m == 0 && r.tile_n == 128 && r.split_k == 1, "128x14336x4096: %u/%u/%u",
+	      r.tile_m, r.tile_n, r.split_k);
+	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 129, 4096, 4096);
+	CHECK(r.tile_m == 0, "M 129: tile M %u", r.tile_m);
 	r = chosen(MMAGEN_E4M3, MMAGEN_BF16, 8192, 8192, 8192);
 	CHECK(r.tile_n == 192 && r.cluster == 2, "e4m3 8192^3: %u/%u", r.tile_n, r.cluster);
 
@@ -266,6 +279,9 @@ static void test_choose(void)
 					mmagen_gemm_info i = { .size = sizeof i };
 					int ok = mmagen_gemm_info_of(&r, &i) == MMAGEN_OK;
 					unsigned tm = m <= 16 ? 16 : m <= 32 ? 32 : m <= 64 ? 64 : 0;
+					/* M up to 128: 64 or 128 rows */
+					if (m > 64 && m <= 128 && r.tile_m == 64)
+						tm = 64;
 					unsigned long long tiles = ceil_div(m, tm ? tm : 128) * (unsigned long long)ceil_div(n, r.tile_n);
 					unsigned kb = ceil_div(k, i.tile_k);
 					unsigned s = r.split_k < kb ? r.split_k : kb;

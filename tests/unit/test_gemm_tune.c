@@ -83,7 +83,7 @@ static void test_candidates(void)
 	}
 	CHECK(n == 16 && wide == 8 && fewer == 8 && cl2 == 8 && g16 == 8, "bf16: %u candidates", n);
 	r = req(MMAGEN_E4M3, MMAGEN_BF16);
-	n = rg_tune_candidates(&r, 65, c, 32);
+	n = rg_tune_candidates(&r, 129, c, 32);
 	unsigned n192 = 0;
 	for (unsigned i = 0; i < n; i++)
 		n192 += c[i].tile_n == 192;
@@ -105,9 +105,17 @@ static void test_candidates(void)
 		      mmagen_last_error());
 	}
 	CHECK(n == 8 && t32 == 4 && t0 == 4 && !mixed, "M 20: %u candidates (%u of 32 rows)", n, t32);
+	/* M 65..128 with a K-major A: tile M 64 and 128 */
+	n = rg_tune_candidates(&r, 100, c, 32);
+	unsigned t64 = 0;
+	for (unsigned i = 0; i < n; i++)
+		t64 += c[i].tile_m == 64;
+	CHECK(n == 8 && t64 == 4, "M 100: %u candidates (%u of 64 rows)", n, t64);
 	r.layout = MMAGEN_GEMM_NN;
 	n = rg_tune_candidates(&r, 20, c, 32);
 	CHECK(n == 16 && c[0].tile_m == 0, "M 20, M-major A: the usual %u", n);
+	n = rg_tune_candidates(&r, 100, c, 32);
+	CHECK(n == 16 && c[0].tile_m == 0, "M 100, M-major A: the usual %u", n);
 }
 
 static void test_path(void)
