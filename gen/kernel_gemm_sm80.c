@@ -373,37 +373,20 @@ static void emit_mmas(struct k80 *c, unsigned buf)
 		}
 }
 
-/* One K block in two mma.sync steps.  With 3 stages or more the K block
- * after this one is waited for at the top of step 0, so that step 1
- * loads its first fragments a whole step (32 mma.sync) before they are
- * used: waiting at step 1 left ldmatrix's latency in the open (ncu on
- * the H200, bf16 8192^3: 38% of the stall samples on the first mma.sync
- * of each step, its fragments loaded a few mma.sync before, since ptxas
- * hoists step 1's mma.sync above the barrier).  The price: one stage
- * fewer in flight. */
 static void emit_body(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
 	kreg p = kb_reg(kb, K_PRED);
 	assert(STEPS == 2);
-	int early = g->stages >= 3;
-	if (early)
-		ke(kb, "\t// step 0: K block kb+1 is in; every warp is done with stage kb-1,\n"
-		       "\t// which the copies of K block kb+$u now fill\n"
-		       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", g->stages - 1, g->stages - 3);
-	else
-		ke(kb, "\t// step 0: fragments of step 1, the copies of K block kb+$u, mma\n",
-		   g->stages - 1);
+	ke(kb, "\t// step 0: fragments of step 1, the copies of K block kb+$u, mma\n",
+	   g->stages - 1);
 	emit_frags(c, 1, 1);
 	emit_load(c);
 	ke(kb, "\tcp.async.commit_group;\n");
 	emit_mmas(c, 0);
-	if (early)
-		ke(kb, "\t// step 1: the fragments of K block kb+1's step 0, mma\n");
-	else
-		ke(kb, "\t// step 1: K block kb+1 is in; every warp is done with stage kb-1\n"
-		       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", g->stages - 2);
+	ke(kb, "\t// step 1: K block kb+1 is in; every warp is done with stage kb-1\n"
+	       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", g->stages - 2);
 	ke(kb, "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n"
 	       "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n",
 	   c->rstage, c->rstage, p, c->rstage, g->stages, p, c->rstage,
