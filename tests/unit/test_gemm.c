@@ -48,11 +48,14 @@ static void test_plans(void)
 		unsigned out_bytes = mmagen_type_bits(cases[i].out) / 8, staging = 4 * 64 * 128;
 		CHECK(g.box_d[0] * out_bytes == 128 && g.box_d[1] == 64, "plan %zu: box_d %ux%u", i,
 		      g.box_d[0], g.box_d[1]);
-		/* stages fill shared memory: one more would not fit in 227 KB */
+		/* stages fill shared memory: one more would not fit in 227 KB
+		 * (16-bit 128 x 256 tiles: 3, measured faster than the 4 that fit) */
 		unsigned stage = (g.tile_m + g.tile_n) * 128;
 		CHECK(g.smem == g.stages * (stage + 16) + staging && g.smem <= 227 * 1024,
 		      "plan %zu: smem %u", i, g.smem);
-		CHECK(g.stages == 6 || (g.stages + 1) * (stage + 16) + staging > 227 * 1024 - 64,
+		int three = mmagen_type_bits(cases[i].a) == 16 && g.tile_m == 128 && g.tile_n == 256;
+		CHECK(g.stages == 6 || (three && g.stages == 3) ||
+		      (g.stages + 1) * (stage + 16) + staging > 227 * 1024 - 64,
 		      "plan %zu: %u stages leave room", i, g.stages);
 		CHECK(g.block[0] == 384 && g.cluster[0] == 2, "plan %zu: block/cluster (default 2)", i);
 		CHECK(g.elem_bytes_a == cases[i].bytes, "plan %zu: elem bytes", i);
