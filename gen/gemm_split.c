@@ -285,6 +285,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	int stream = (m <= 128 && n >= 2048) || (req->tile_m && req->tile_m < 128);
 	const unsigned ntiles = req->tile_n ? 1 : stream ? 2 : 3;
 	mmagen_gemm_request best = *req;
+	struct work best_w = { 0 };
 	double best_t = 0;
 	int found = 0;
 	for (unsigned im = 0; im < ntm; im++) {
@@ -315,12 +316,22 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 					run_s = 1;
 				tt = cost(&c, run_s, &units);
 				r.split_k = s ? s : run_s;
-				/* ties go to cluster 2, then to the wider tile: more
-				 * reuse of what was loaded */
+				/* ties (streaming shapes at the DRAM floor tie
+				 * exactly) go to fewer waves, then to more work
+				 * units (more CTAs streaming: bf16 16 x 4096 x
+				 * 14336 in 2 slices, 16x64 tiles 36.6 us, 16x128
+				 * 40.3), then to cluster 2, then to the wider tile:
+				 * more reuse of what was loaded */
+				struct work w = work_of(&c, run_s);
 				if (!found || tt < best_t ||
-				    (tt == best_t && (cl > best.cluster ||
-						      (cl == best.cluster && r.tile_n > best.tile_n))))
-					best = r, best_t = tt, found = 1;
+				    (tt == best_t &&
+				     (w.waves < best_w.waves ||
+				      (w.waves == best_w.waves &&
+				       (w.units > best_w.units ||
+					(w.units == best_w.units &&
+					 (cl > best.cluster ||
+					  (cl == best.cluster && r.tile_n > best.tile_n))))))))
+					best = r, best_t = tt, best_w = w, found = 1;
 			}
 		}
 	}
