@@ -43,6 +43,7 @@ static double sm_flops(unsigned ea)
 struct cost_in {
 	uint64_t m, n, k;
 	unsigned tile_m, tile_n, tile_k, cluster, ea, eb, sms, stages;
+	int promote;            /* FP8: the partial sums join f32 every K block */
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b)
@@ -53,13 +54,14 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 /* Streaming shapes (M <= 128, or a tile M of 16, 32 or 64: the GEMM is
  * a stream of B through few tile rows), fitted to bf16 and e4m3 runs on
  * the H200 (M 16 and 128 of the LLM shapes, tile M 16/64/128 x tile N
- * 64/128/256 x S 1/2/4; the model's picks 1.2% slower than the fastest
- * on average, 8% at worst).  Times in ns:
+ * 64/128/256 x S 1/2/4 x 8/12/16 stages; the model's picks 4% slower
+ * than the fastest on average, 22% at worst: e4m3 128 x 4096 x 14336,
+ * whose split costs more than the model says).  Times in ns:
  *   per K block = max(stage bytes / the CTA's stream rate, one
  *                 warpgroup's wgmma on the block (warpgroups run side
  *                 by side) at STREAM_WG_FLOPS (FP8/INT8 twice that))
  *   the CTA's stream rate = min(its bytes in flight (stages) /
- *                 STREAM_LAT, STREAM_CTA_BW)
+ *                 STREAM_LAT, STREAM_CTA_BW); FP8 at least STREAM_PROMOTE
  *   total = STREAM_FIXED + max(waves * K blocks per unit * per K block,
  *           the unique bytes of A and B / STREAM_DRAM_BW)
  *           + STREAM_SPLIT per slice past the first.
@@ -69,11 +71,16 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
  * 16.7).  At most 2 slices: 4 was never faster (3-5 us per slice). */
 #define STREAM_FIXED 3000.0     /* ns: launch gap, pipeline fill, epilogue */
 #define STREAM_LAT 1600.0       /* ns: a stage's round trip */
-#define STREAM_CTA_BW 80.0      /* bytes per ns one CTA streams at most */
+#define STREAM_CTA_BW 110.0     /* bytes per ns one CTA streams at most */
 #define STREAM_DRAM_BW 3300.0   /* bytes per ns of unique A and B */
 #define STREAM_WG_FLOPS 5000.0  /* 16-bit flops per ns of one warpgroup */
 #define STREAM_SPLIT 5000.0     /* ns per slice past the first */
 #define STREAM_SPLIT_MAX 2u
+/* FP8 waits for each K block's wgmma before it promotes their sums: a
+ * K block takes at least that round trip (e4m3 16 x 4096 x 14336 in
+ * 16x64 tiles took 27.6 us with 8, 12 or 16 stages: 112 blocks of
+ * ~220 ns; in 2 slices 23.4) */
+#define STREAM_PROMOTE 220.0
 
 /* The work units of S slices (S at most the K blocks): CTA tiles in
  * whole clusters times S; the CTAs busy, the waves, K blocks per unit. */
@@ -117,6 +124,8 @@ static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_o
 	double flops = STREAM_WG_FLOPS * (c->ea == 1 && c->eb == 1 ? 2.0 : c->ea == 4 ? 0.5 : 1.0);
 	double compute = 2.0 * 64 * c->tile_n * c->tile_k / flops;
 	double block = stage / rate > compute ? stage / rate : compute;
+	if (c->promote && block < STREAM_PROMOTE)
+		block = STREAM_PROMOTE;
 	double ctas = (double)w.waves * (double)w.per_unit * block;
 	double dram = ((double)c->m * c->ea + (double)c->n * c->eb) * (double)c->k / STREAM_DRAM_BW;
 	*units_out = w.units;
@@ -302,6 +311,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				if (mmagen_gemm_info_of(&r, &info))
 					continue;      /* not one this generator takes */
 				struct cost_in c = cost_of(&info, m, n, k, sms);
+				c.promote = req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2;
 				uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
 				if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
 					continue;

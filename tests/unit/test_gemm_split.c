@@ -194,10 +194,10 @@ static void test_split_for(void)
 	/* 224 K blocks: S 8 (128 units) beats 7; S 9: 2 waves */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
 	/* 56 tiles at M 16: a quarter wave or more, so the streaming model
-	 * (gemm_split.c): a K block of 48 KB at min(4 * 48 KB / 1600, 80) =
-	 * 80 B/ns (614 ns; compute 2 * 64 * 256 * 64 / 5000 = 419); S 1:
-	 * 3 + max(64 * 0.614, DRAM (16 + 14336) * 2 * 4096 / 3300 = 35.6) =
-	 * 42.3 us; S 2: 3 + max(19.7, 35.6) + 5 = 43.6 */
+	 * (gemm_split.c): a K block of 48 KB at min(4 * 48 KB / 1600, 110) =
+	 * 110 B/ns (447 ns; compute 2 * 64 * 256 * 64 / 5000 = 419); S 1:
+	 * 3 + max(64 * 0.447, DRAM (16 + 14336) * 2 * 4096 / 3300 = 35.6) =
+	 * 38.6 us; S 2: 3 + max(14.3, 35.6) + 5 = 43.6 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 14336, 4096, 132) == 1);
 	/* 512 tiles: more than a wave already: S 1 */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 4096, 4096, 4096, 132) == 1);
