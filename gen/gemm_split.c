@@ -61,7 +61,8 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
  *                 warpgroup's wgmma on the block (warpgroups run side
  *                 by side) at STREAM_WG_FLOPS (FP8/INT8 twice that))
  *   the CTA's stream rate = min(its bytes in flight (stages) /
- *                 STREAM_LAT, STREAM_CTA_BW); FP8 at least STREAM_PROMOTE
+ *                 STREAM_LAT, STREAM_CTA_BW); FP8 at least
+ *                 STREAM_PROMOTE_PER_N * tile N
  *   total = STREAM_FIXED + max(waves * K blocks per unit * per K block,
  *           the unique bytes of A and B / STREAM_DRAM_BW)
  *           + STREAM_SPLIT per slice past the first.
@@ -77,10 +78,11 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
 #define STREAM_SPLIT 5000.0     /* ns per slice past the first */
 #define STREAM_SPLIT_MAX 2u
 /* FP8 waits for each K block's wgmma before it promotes their sums: a
- * K block takes at least that round trip (e4m3 16 x 4096 x 14336 in
- * 16x64 tiles took 27.6 us with 8, 12 or 16 stages: 112 blocks of
- * ~220 ns; in 2 slices 23.4) */
-#define STREAM_PROMOTE 220.0
+ * K block takes at least that round trip, which grows with tile N
+ * (e4m3 x 4096 x 14336 on the H200: 16x64 and 64x64 tiles 27.6 and
+ * 28.0 us whatever the stages, 112 blocks of ~220 ns; 64x128 tiles in 2
+ * slices 30.8 us, 56 blocks of ~400 ns) */
+#define STREAM_PROMOTE_PER_N 3.44   /* ns per column of tile N */
 
 /* The work units of S slices (S at most the K blocks): CTA tiles in
  * whole clusters times S; the CTAs busy, the waves, K blocks per unit. */
@@ -124,8 +126,8 @@ static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_o
 	double flops = STREAM_WG_FLOPS * (c->ea == 1 && c->eb == 1 ? 2.0 : c->ea == 4 ? 0.5 : 1.0);
 	double compute = 2.0 * 64 * c->tile_n * c->tile_k / flops;
 	double block = stage / rate > compute ? stage / rate : compute;
-	if (c->promote && block < STREAM_PROMOTE)
-		block = STREAM_PROMOTE;
+	if (c->promote && block < STREAM_PROMOTE_PER_N * c->tile_n)
+		block = STREAM_PROMOTE_PER_N * c->tile_n;
 	double ctas = (double)w.waves * (double)w.per_unit * block;
 	double dram = ((double)c->m * c->ea + (double)c->n * c->eb) * (double)c->k / STREAM_DRAM_BW;
 	*units_out = w.units;
