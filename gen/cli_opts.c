@@ -483,10 +483,11 @@ static const struct cli_opt options[] = {
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
 	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
 	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
-	   "on the wgmma path"),
+	   "(mma.sync: where D is f32/s32 and the tiles leave SMs idle)"),
 	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
-	   "sm_90a: choose the tile N, cluster and split-K that the options leave open for this "
-	   "problem (as run gemm does; mmagen_gemm_choose); the kernel still runs any shape"),
+	   "choose the tile, cluster, split-K (and on the mma.sync path, for few tiles, the "
+	   "stages) that the options leave open for this problem (as run gemm does; "
+	   "mmagen_gemm_choose); the kernel still runs any shape"),
 	FN("--sms", "N", C(GEMM), "GEMM", set_sms, gemm.sms, NULL,
 	   "the multiprocessors --problem chooses for (default 132: H100/H200 SXM)"),
 	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,

@@ -254,6 +254,81 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
 	return best_split(&c, info->stages, &t);
 }
 
+/* The mma.sync path (sm_80-89, SM120, --path mma.sync): a CTA of
+ * (tile M / 64) x (tile N / 64) warps, at most 8 warps on a
+ * multiprocessor (about 230 registers a thread), 4 tensor pipes per SM.
+ * The tile that keeps the most tensor pipes fed (SMs used x min(4, warps
+ * with rows inside M on each)), then the one on more SMs (a stream of B
+ * wants many CTAs pulling), then the larger (less traffic per flop).
+ * With fewer CTAs than SMs each CTA has the SM to itself, so it takes
+ * the stages that fit (up to 16: bytes in flight), and where D is f32 or
+ * s32 K is split over the idle SMs (red.global.add; at least 4 stages of
+ * K per slice).  Before this the path ran its 128x256 tile at every
+ * shape: 16 CTAs for 16 x 4096 x 14336 on the H200, 0.14 of cuBLASLt. */
+static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
+				 unsigned sms)
+{
+	static const unsigned cand[][2] = { { 128, 256 }, { 256, 128 }, { 128, 128 },
+					    { 64, 128 }, { 128, 64 }, { 64, 64 } };
+	mmagen_gemm_request best = *req;
+	uint64_t best_pipes = 0, best_sms = 0, best_tiles = 0, best_useful = 0, best_w = 1;
+	int found = 0;
+	for (unsigned i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+		if ((req->tile_m && req->tile_m != cand[i][0]) ||
+		    (req->tile_n && req->tile_n != cand[i][1]))
+			continue;
+		mmagen_gemm_request r = *req;
+		mmagen_gemm_info info = { .size = sizeof info };
+		r.tile_m = cand[i][0];
+		r.tile_n = cand[i][1];
+		r.split_k = req->split_k ? req->split_k : 1;
+		if (mmagen_gemm_info_of(&r, &info))
+			continue;
+		uint64_t wm = r.tile_m / 64, wn = r.tile_n / 64, rows = cdiv(m, 64), cols = cdiv(n, 64);
+		/* warps with rows and columns inside M and N */
+		uint64_t useful = (wm < rows ? wm : rows) * (wn < cols ? wn : cols);
+		uint64_t per_sm = 8 / (wm * wn) ? 8 / (wm * wn) : 1;
+		uint64_t tiles = cdiv(m, r.tile_m) * cdiv(n, r.tile_n);
+		uint64_t used = tiles < sms ? tiles : sms;
+		uint64_t on_sm = cdiv(tiles, used) < per_sm ? cdiv(tiles, used) : per_sm;
+		uint64_t pipes = used * (useful * on_sm < 4 ? useful * on_sm : 4);
+		/* ties: more SMs, then fewer idle warps, then the larger tile */
+		int better = !found || pipes > best_pipes ||
+			     (pipes == best_pipes && (used > best_sms ||
+			      (used == best_sms && useful * best_w > best_useful * wm * wn)));
+		if (better)
+			best = r, best_pipes = pipes, best_sms = used, best_tiles = tiles,
+			best_useful = useful, best_w = wm * wn, found = 1;
+	}
+	if (!found)
+		return MMAGEN_OK;          /* the request's own choices stand */
+	mmagen_gemm_info info = { .size = sizeof info };
+	if (mmagen_gemm_info_of(&best, &info))
+		return MMAGEN_OK;
+	if (best_tiles < sms) {
+		unsigned stage = (best.tile_m + best.tile_n) * GEMM80_ROW_BYTES;
+		unsigned most = gemm80_smem_limit(mmagen_target_name(req->target)) / stage;
+		mmagen_gemm_request r = best;
+		if (!req->stages)
+			r.stages = most < 16 ? most : 16;
+		if (!req->split_k) {
+			uint64_t kblocks = cdiv(k, info.tile_k), s = sms / best_tiles;
+			uint64_t room = kblocks / (4 * (r.stages ? r.stages : info.stages));
+			if (s > room)
+				s = room;
+			if (s > 16)
+				s = 16;
+			r.split_k = s > 1 ? (unsigned)s : 1;
+			if (r.split_k > 1 && mmagen_gemm_info_of(&r, &info))
+				r.split_k = 1;     /* D's type has no split (bf16, f16 out) */
+		}
+		if (!mmagen_gemm_info_of(&r, &info))
+			best = r;
+	}
+	*req = best;
+	return MMAGEN_OK;
+}
+
 /* The wgmma path's candidates: tile N 64, 128 and the type's widest (256,
  * FP8 192), cluster 1 or 2, S by best_split; each one the generator
  * takes (mmagen_gemm_info_of) and of the least estimated time.  Cluster
@@ -274,6 +349,8 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 			m, n, k, sms);
 	if ((st = mmagen_gemm_info_of(req, &info)))
 		return st;
+	if (info.path == MMAGEN_GEMM_PATH_MMA_SYNC)
+		return choose_sync(req, m, n, k, sms);
 	if (info.path != MMAGEN_GEMM_PATH_WGMMA)
 		return MMAGEN_OK;              /* the request's own choices stand */
 	unsigned wide = info.elem_bytes_a == 1 && info.elem_bytes_b == 1 &&

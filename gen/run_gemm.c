@@ -903,7 +903,8 @@ static int apply_chosen(struct gpu *g, mmagen_gemm_request *r)
 {
 	const struct rg_problem *p = g->p;
 	unsigned sms = device_sms(g->ctx);
-	if (g->info.path != MMAGEN_GEMM_PATH_WGMMA || r->tile_n || r->cluster || r->split_k || !sms)
+	if ((g->info.path != MMAGEN_GEMM_PATH_WGMMA && g->info.path != MMAGEN_GEMM_PATH_MMA_SYNC) ||
+	    r->tile_n || r->cluster || r->split_k || !sms)
 		return 0;
 	mmagen_gemm_request c = *r;
 	mmagen_gemm_info info = { .size = sizeof info };
@@ -911,10 +912,13 @@ static int apply_chosen(struct gpu *g, mmagen_gemm_request *r)
 		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
 	*r = c;
 	g->info = info;
+	char stages[32] = "";
+	if (c.stages && !r->stages)
+		snprintf(stages, sizeof stages, " --stages %u", c.stages);
 	fprintf(stderr, "mmagen: run gemm: chosen for %u x %u x %u on %u SMs: --tile %ux%u --cluster %u"
-		" --split-k %u (give --tile, --cluster or --split-k to choose yourself)\n",
+		" --split-k %u%s (give --tile, --cluster or --split-k to choose yourself)\n",
 		p->m, p->n, p->k, sms, info.tile_m, info.tile_n, info.cluster[0],
-		c.split_k ? c.split_k : 1);
+		c.split_k ? c.split_k : 1, stages);
 	return 0;
 }
 

@@ -235,6 +235,67 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
  * generator takes, cluster 2 only with three waves of tiles, split-K only
  * in one wave (at most 2 slices with a small tile), none with f16
  * accumulators or on the mma.sync path. */
+/* The mma.sync path's choice (gemm_split.c, choose_sync): tensor pipes
+ * fed (SMs used x min(4, warps inside M and N per SM)), then SMs, then
+ * fewer idle warps; with fewer tiles than SMs the stages that fit (up to
+ * 16) and, for f32/s32 D, S = SMs / tiles within K blocks / (4 stages). */
+static mmagen_gemm_request sync_chosen(const char *target, mmagen_type a, mmagen_type out,
+				       unsigned m, unsigned n, unsigned k)
+{
+	mmagen_gemm_request r = req(a, out, 0);
+	mmagen_target_parse(target, &r.target);
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	CHECK(mmagen_gemm_choose(&r, m, n, k, 132) == MMAGEN_OK, "sync %ux%ux%u: %s", m, n, k,
+	      mmagen_last_error());
+	mmagen_gemm_info i = { .size = sizeof i };
+	CHECK(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK && i.path == MMAGEN_GEMM_PATH_MMA_SYNC,
+	      "sync %ux%ux%u: the generator takes it: %s", m, n, k, mmagen_last_error());
+	return r;
+}
+
+static void test_choose_sync(void)
+{
+	/* 16 x 4096: 64 tiles of 64x64 (one warp each, rows 16..63 idle in
+	 * every other tile choice too); 64 tiles < 132 SMs: 16 stages of
+	 * 8 KB, S = 132 / 64 = 2 with f32 D, none with bf16 D */
+	mmagen_gemm_request r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 14336);
+	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.stages == 16 && r.split_k == 2 && !r.cluster,
+	      "16x4096x14336 f32: %ux%u stages %u split %u", r.tile_m, r.tile_n, r.stages, r.split_k);
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336);
+	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.split_k == 1, "16x4096x14336 bf16: split %u",
+	      r.split_k);
+	/* K 64 = 2 K blocks: no room for slices of 4 stages */
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 64);
+	CHECK(r.split_k == 1, "K 64: split %u", r.split_k);
+	/* big: 128x256 (8 warps, every pipe fed) at the default stages */
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 4096, 4096, 4096);
+	CHECK(r.tile_m == 128 && r.tile_n == 256 && r.stages == 0 && r.split_k == 1,
+	      "4096^3: %ux%u stages %u", r.tile_m, r.tile_n, r.stages);
+	/* 2048^3: 128x256 makes 128 tiles (4 pipes on 128 SMs), 128x128 256
+	 * (two CTAs of 4 warps on every SM) */
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 2048, 2048, 2048);
+	CHECK(r.tile_m == 128 && r.tile_n == 128, "2048^3: %ux%u", r.tile_m, r.tile_n);
+	/* N 8: one column of warps; M 1: one row */
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 1, 8, 16);
+	CHECK(r.tile_m == 64 && r.tile_n == 64, "1x8x16: %ux%u", r.tile_m, r.tile_n);
+	/* shared memory per target: sm_86 has 99 KB, 12 stages of 8 KB */
+	r = sync_chosen("sm_86", MMAGEN_F16, MMAGEN_F32, 16, 4096, 4096);
+	CHECK(r.tile_n == 64 && r.stages == 12, "sm_86: %ux%u stages %u", r.tile_m, r.tile_n,
+	      r.stages);
+	/* fixed fields stay */
+	r = req(MMAGEN_BF16, MMAGEN_F32, 0);
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	r.tile_m = 128;
+	r.tile_n = 256;
+	r.stages = 3;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_m == 128 &&
+	      r.tile_n == 256 && r.stages == 3 && r.split_k >= 1, "fixed: %ux%u stages %u",
+	      r.tile_m, r.tile_n, r.stages);
+	/* SM120's block-scaled GEMM has no split-K: the choice never asks for one */
+	r = sync_chosen("sm_120a", MMAGEN_E4M3, MMAGEN_F32, 16, 4096, 4096);
+	CHECK(r.split_k <= 1, "sm_120a: split %u", r.split_k);
+}
+
 static void test_choose(void)
 {
 	static const unsigned ms[] = { 1, 16, 100, 128, 129, 1000, 2048, 4096, 8192 };
@@ -320,10 +381,7 @@ static void test_choose(void)
 	r.layout = MMAGEN_GEMM_NT;
 	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && r.cluster == 1 &&
 	      r.tile_n % 64 == 0, "nt: cluster %u tile %u", r.cluster, r.tile_n);
-	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
-	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
-	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && !r.tile_n &&
-	      !r.cluster && !r.split_k, "mma.sync: untouched");
+	test_choose_sync();
 	/* bad input: one line, nothing changed */
 	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
 	CHECK(mmagen_gemm_choose(&r, 0, 4096, 4096, 132) == MMAGEN_INVALID_ARGUMENT &&
