@@ -482,8 +482,9 @@ static const struct cli_opt options[] = {
 	FN("--split-k", "S", GEMM, "GEMM", set_split, gemm.split_k, NULL,
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
 	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
-	   "mma.sync: S CTAs add into D with f32/s32 atomics.  Default 1; run gemm picks S itself "
-	   "(mma.sync: where D is f32/s32 and the tiles leave SMs idle)"),
+	   "mma.sync: S CTAs add into an f32/s32 D with atomics, or into a workspace that the "
+	   "last one turns into D.  Default 1; run gemm picks S itself where the tiles leave "
+	   "SMs idle"),
 	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
 	   "choose the tile, cluster, split-K (and on the mma.sync path, for few tiles, the "
 	   "stages) that the options leave open for this problem (as run gemm does; "

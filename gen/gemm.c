@@ -221,6 +221,7 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->elem_bits_b = mmagen_type_bits(g->req.b);
 	i->stype = g->stype;
 	i->scale_block = g->scale_block;
+	i->split_workspace = (unsigned)g->split_ws;
 	if (is_sm120(&g->req)) {
 		/* packed e2m1 (mxf4, mxf4nvf4) or byte containers */
 		i->elem_bits_a = i->elem_bits_b = g->bits;
@@ -341,10 +342,13 @@ static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmage
 		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"lda\", \"kind\": \"u32\"}, {\"name\": \"ldb\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}\n  ],\n",
+		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}$s\n  ],\n",
 	      g->a_mn ? "column-major M x K (M-major)" : "row-major M x K (K-major)",
 	      g->b_mn ? "row-major K x N (N-major)" : "column-major K x N (K-major)",
-	      g->split > 1 ? "; zero at launch (the K slices add into it)" : "");
+	      g->split > 1 && !g->split_ws ? "; zero at launch (the K slices add into it)" : "",
+	      g->split_ws ? ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) * tile_m * tile_n * 4 bytes, zero before the first launch; every launch leaves it zero\"},\n"
+			    "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) u32, zero before the first launch; every launch leaves them zero\"}"
+			  : "");
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned; the contiguous dimension"
 		 " ($s of A, $s of B) and lda, ldb multiples of $u elements (16 bytes)\","
 		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"]\n}\n",

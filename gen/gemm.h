@@ -21,6 +21,8 @@ struct gemm_plan {
 	/* the mma.sync path (kernel_gemm_sm80.c) */
 	unsigned path;              /* MMAGEN_GEMM_PATH_WGMMA or _MMA_SYNC */
 	unsigned split;             /* K slices (gridDim.z) */
+	int split_ws;               /* mma.sync split-K through a workspace (D is
+				     * not the accumulator's f32/s32) */
 	unsigned threads, bits;     /* threads per CTA; bits of A's elements */
 	int a_mn, b_mn;             /* A M-major, B N-major (ldmatrix .trans) */
 	/* the wgmma path's split-K (gemm_split.c): the kernel walks (tile, K

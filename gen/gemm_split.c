@@ -261,9 +261,10 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
  * with rows inside M on each)), then the one on more SMs (a stream of B
  * wants many CTAs pulling), then the larger (less traffic per flop).
  * With fewer CTAs than SMs each CTA has the SM to itself, so it takes
- * the stages that fit (up to 16: bytes in flight), and where D is f32 or
- * s32 K is split over the idle SMs (red.global.add; at least 4 stages of
- * K per slice).  Before this the path ran its 128x256 tile at every
+ * the stages that fit (up to 16: bytes in flight), and K is split over
+ * the idle SMs (at least 4 stages of K per slice) where the generator
+ * takes a split: into an f32/s32 D by red.global.add, any other D
+ * through a workspace; not with f16 accumulators and an f16 D.  Before this the path ran its 128x256 tile at every
  * shape: 16 CTAs for 16 x 4096 x 14336 on the H200, 0.14 of cuBLASLt. */
 static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
 				 unsigned sms)
@@ -445,6 +446,16 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 					"mmagen_gemm_split_buffers: NULL argument");
 	*workspace_bytes = *counter_bytes = 0;
+	if (info->size >= offsetof(mmagen_gemm_info, split_workspace) + sizeof info->split_workspace &&
+	    info->path == MMAGEN_GEMM_PATH_MMA_SYNC && info->split_workspace && info->tile_m &&
+	    info->tile_n) {
+		/* one slot of the accumulator's type per tile, whatever S */
+		uint64_t tiles = ((uint64_t)m + info->tile_m - 1) / info->tile_m *
+				 (((uint64_t)n + info->tile_n - 1) / info->tile_n);
+		*workspace_bytes = tiles * info->tile_m * info->tile_n * 4;
+		*counter_bytes = tiles * 4;
+		return MMAGEN_OK;
+	}
 	if (!is_split_kernel(info))
 		return MMAGEN_OK;
 	if (!splits || splits > GEMM_SPLIT_MAX)

@@ -120,13 +120,18 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 			g->group > 65535 ? "1 to 65535 tile rows" :
 			req->stages > 32 ? "2 to 32 stages (shared memory allows fewer)" :
 			"1 to 256 K slices");
-	if (g->split > 1 && g->req.out != MMAGEN_F32 && g->req.out != MMAGEN_S32)
-		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"split-K adds the slices into D with red.global.add (f32 or s32): D must be f32 (float inputs) or s32 (integer inputs), not %s; use --split-k 1",
-			mmagen_type_name(g->req.out));
-	if (g->split > 1 && (g->acc == MMAGEN_S32) != (g->req.out == MMAGEN_S32))
-		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"split-K sums the slices in D's type: integer inputs need s32 D (exact), float inputs f32 D; use --split-k 1");
+	/* split-K: the slices add into D (red.global.add) when D is the
+	 * accumulator's f32 or s32; else into a workspace of the accumulator's
+	 * type, which the last slice to arrive turns into D */
+	int into_d = (g->req.out == MMAGEN_F32 && g->acc != MMAGEN_S32) ||
+		     (g->req.out == MMAGEN_S32 && g->acc == MMAGEN_S32);
+	if (g->split > 1 && !into_d) {
+		if (g->acc != MMAGEN_F32 && g->acc != MMAGEN_S32)
+			return mmagen_set_error(MMAGEN_UNSUPPORTED,
+				"split-K with %s accumulators adds the slices into an f32 D only, not %s; use --acc f32 or --split-k 1",
+				mmagen_type_name(g->acc), mmagen_type_name(g->req.out));
+		g->split_ws = 1;
+	}
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
 	if ((s = gemm_form(g, &g->form)))
 		return s;
@@ -531,11 +536,82 @@ static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mo
 		}
 }
 
+/* The accumulator register of element (i, j, h, x): m16n8 tile (i, j),
+ * row half h (c0, c1 or c2, c3), column x; and its byte offset in a
+ * row-major bm x bn slot from the thread's first element. */
+static kreg acc_elem(const struct k80 *c, unsigned nacc, unsigned i, unsigned j, unsigned h,
+		     unsigned x, unsigned *off)
+{
+	*off = ((16 * i + 8 * h) * c->g->bn + 8 * j + x) * 4;
+	return (kreg){ .cls = c->acc.cls, .n = 1, .id = c->acc.id + (i * 8 + j) * nacc + 2 * h + x };
+}
+
+/* Split-K through the workspace: this slice's sums are added into the
+ * tile's slot (bm x bn of the accumulator's type, row-major); the last
+ * slice to arrive (a counter per tile, atom.inc wrapping to 0 at S-1, so
+ * every launch leaves it zero) reads the complete sums back into its
+ * accumulators, zeroes the slot for the next launch, and goes on to the
+ * plain epilogue; the others jump to `fin`.  Ordering as on the wgmma
+ * path: the adds, bar.sync, then thread 0's atom.acq_rel.gpu (release
+ * for the CTA's adds, acquire for the earlier slices'), bar.red.or to
+ * tell the CTA. */
+static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	unsigned nacc = tile_find_op(&c->in, "d")->count, o;
+	const char *ty = g->acc == MMAGEN_F32 ? "f32" : "s32";
+	kreg ws = frag_param_ptr(kb, "pworkspace"), ctr = frag_param_ptr(kb, "pcounters");
+	kreg t = kb_reg(kb, K_B32), tn = kb_reg(kb, K_B32), col = kb_reg(kb, K_B32);
+	kreg base = kb_reg(kb, K_B64), a64 = kb_reg(kb, K_B64), old = kb_reg(kb, K_B32);
+	kreg s1 = kb_reg(kb, K_B32), last = kb_reg(kb, K_PRED), t0 = kb_reg(kb, K_PRED);
+	kreg r0 = kb_reg(kb, K_B32), c0 = kb_reg(kb, K_B32);
+	/* tile t = (m0 / bm) * ceil(N / bn) + n0 / bn */
+	ke(kb, "\t// split-K: this slice's sums into the tile's workspace slot\n"
+	       "\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+	       "\tshr.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $r, $r;\n",
+	   tn, c->n, g->bn - 1, tn, tn, gemm_log2u(g->bn),
+	   t, c->m0, gemm_log2u(g->bm), col, c->n0, gemm_log2u(g->bn), t, t, tn, col);
+	/* the thread's first element: tile row row0 - m0, column col0 - n0 */
+	ke(kb, "\tsub.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+	       "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 4;\n"
+	       "\tadd.u64 $r, $r, $r;\n",
+	   r0, e->row0, c->m0, c0, e->col0, c->n0, r0, r0, g->bn, c0,
+	   base, t, g->bm * g->bn * 4, base, base, ws, a64, r0, base, base, a64);
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 8; j++)
+			for (unsigned h = 0; h < 2; h++)
+				for (unsigned x = 0; x < 2; x++) {
+					kreg v = acc_elem(c, nacc, i, j, h, x, &o);
+					ke(kb, "\tred.global.add.$s [$r+$u], $r;\n", ty, base, o, v);
+				}
+	/* thread 0 arrives on the tile's counter; the S-th arrival is last */
+	ke(kb, "\tbar.sync 0;\n\tsetp.eq.u32 $r, $r, 0;\n\tmov.u32 $r, 0;\n"
+	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n\tmov.u32 $r, %nctaid.z;\n"
+	       "\tsub.u32 $r, $r, 1;\n",
+	   t0, c->tid, old, a64, t, a64, a64, ctr, s1, s1, s1);
+	ke(kb, "\t@$r atom.acq_rel.gpu.global.inc.u32 $r, [$r], $r;\n"
+	       "\tsetp.eq.u32 $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
+	       "\tbar.red.or.pred $r, 0, $r;\n\t@!$r bra.uni $r;\n",
+	   t0, old, a64, s1, last, old, s1, last, last, t0, last, last, last, fin);
+	ke(kb, "\t// the last slice: the sums back, the slot zero again\n");
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 8; j++)
+			for (unsigned h = 0; h < 2; h++)
+				for (unsigned x = 0; x < 2; x++) {
+					kreg v = acc_elem(c, nacc, i, j, h, x, &o);
+					ke(kb, "\tld.global.cg.$s $r, [$r+$u];\n\tst.global.cg.b32 [$r+$u], 0;\n",
+					   ty, v, base, o, base, o);
+				}
+}
+
 static void emit_epilogue(struct k80 *c, struct ep *e)
 {
 	struct kb *kb = c->kb;
 	kreg no_c = kb_label(kb), done = kb_label(kb), p = kb_reg(kb, K_PRED);
-	int red = c->g->split > 1;
+	if (c->g->split_ws)
+		emit_split_ws(c, e, done);
+	int red = c->g->split > 1 && !c->g->split_ws;
 	if (red) {   /* only slice 0 adds beta * C */
 		ke(kb, "\tsetp.eq.u32 $r, $r, 0;\n\tand.pred $r, $r, $r;\n", p, c->z, p, p, e->has_c);
 		ke(kb, "\t@!$r bra.uni $r;\n", p, no_c);
@@ -567,6 +643,7 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "threads", "$u", g->threads);
 	kb_set(kb, "warps", "$u", g->threads / 32);
 	kb_set(kb, "a_major", "$s", g->a_mn ? "M-major" : "K-major");
+	kb_flag(kb, "split_ws", g->split_ws);
 	kb_set(kb, "b_major", "$s", g->b_mn ? "N-major" : "K-major");
 }
 

@@ -90,6 +90,10 @@ struct gpu {
 	int split;
 	uint32_t splits;
 	uint64_t ws, ctr, ctr_bytes;
+	/* the mma.sync path's split-K through a workspace (D not f32/s32):
+	 * ws and ctr as above, ws_bytes of workspace */
+	int sync_ws;
+	uint64_t ws_bytes;
 };
 
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
@@ -125,7 +129,9 @@ static int is_mma_sync(const struct gpu *g)
 
 /* The mma.sync path: plain pointers and leading dimensions; with split-K
  * the slices add into D, which is zeroed first (on the stream, so --bench
- * times the memset with the kernel). */
+ * times the memset with the kernel), or, for a D of another type than the
+ * accumulator's, into the workspace: two more parameters, passed only
+ * then (the driver reads as many as the kernel declares). */
 static int launch_mma_sync(struct gpu *g, const struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
@@ -133,8 +139,9 @@ static int launch_mma_sync(struct gpu *g, const struct dev_set *s)
 	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
 	uint32_t lda = p->a_mn ? p->m : p->k, ldb = p->b_mn ? p->n : p->k;
 	float alpha = p->alpha, beta = p->beta;
-	void *params[] = { &a, &b, &d, &c, &m, &n, &k, &lda, &ldb, &ldd, &ldc, &alpha, &beta };
-	if (g->info.split_k > 1 &&
+	void *params[] = { &a, &b, &d, &c, &m, &n, &k, &lda, &ldb, &ldd, &ldc, &alpha, &beta,
+			   g->sync_ws ? (void *)&g->ws : NULL, g->sync_ws ? (void *)&g->ctr : NULL };
+	if (g->info.split_k > 1 && !g->sync_ws &&
 	    mmart_memset8_async(g->ctx, s->d, 0, rg_bytes(p, 'D'), g->stream))
 		return rt_fail("zeroing D for split-K");
 	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
@@ -249,6 +256,20 @@ static int setup_split(struct gpu *g, mmagen_gemm_request *r)
 	uint64_t ws_bytes = 0;
 	unsigned sms = device_sms(g->ctx);
 
+	if (g->info.path == MMAGEN_GEMM_PATH_MMA_SYNC && g->info.split_workspace) {
+		/* zero, unlike the wgmma path's poisoned slots: the slices add
+		 * into it, and every launch leaves it zero (check_counters) */
+		if (mmagen_gemm_split_buffers(&g->info, p->m, p->n, g->info.split_k, &g->ws_bytes,
+					      &g->ctr_bytes))
+			return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+		if (mmart_alloc(g->ctx, g->ws_bytes, &g->ws) ||
+		    mmart_alloc(g->ctx, g->ctr_bytes, &g->ctr) ||
+		    mmart_memset8(g->ctx, g->ws, 0, g->ws_bytes) ||
+		    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes))
+			return rt_fail("split-K workspace");
+		g->sync_ws = 1;
+		return 0;
+	}
 	if (g->info.path != MMAGEN_GEMM_PATH_WGMMA)
 		return 0;
 	if (r->split_k == 0) {
@@ -302,6 +323,27 @@ static int check_counters(struct gpu *g)
 		       bad, n);
 		return 1;
 	}
+	if (!g->sync_ws)
+		return 0;
+	/* the mma.sync workspace: zero again, or the next launch adds to it */
+	uint32_t *w = malloc(g->ws_bytes);
+	if (!w) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return 1;
+	}
+	if (mmart_copy_to_host(g->ctx, w, g->ws, g->ws_bytes)) {
+		free(w);
+		return rt_fail("split-K workspace");
+	}
+	n = g->ws_bytes / 4;
+	for (size_t i = 0; i < n; i++)
+		bad += w[i] != 0;
+	free(w);
+	if (bad) {
+		printf("FAIL run gemm: %zu of the %zu split-K workspace words are not zero after the launch; the next launch would be wrong\n",
+		       bad, n);
+		return 1;
+	}
 	return 0;
 }
 
@@ -334,7 +376,7 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_
 	*guard_bad = 0;
 	for (size_t i = 0; i < GUARD; i++)
 		*guard_bad += (back[i] != POISON) + (back[GUARD + db + i] != POISON);
-	if (g->split && (rc = check_counters(g)))
+	if ((g->split || g->sync_ws) && (rc = check_counters(g)))
 		goto out;
 	memcpy(d->d, back + GUARD, db);
 out:
@@ -1448,6 +1490,9 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	if (g.split)
 		snprintf(what + strlen(what), sizeof what - strlen(what), ", split-K %u%s", g.splits,
 			 r.split_k == MMAGEN_GEMM_SPLIT_AUTO ? " (auto)" : "");
+	else if (g.info.path == MMAGEN_GEMM_PATH_MMA_SYNC && g.info.split_k > 1)
+		snprintf(what + strlen(what), sizeof what - strlen(what), ", split-K %u (%s)",
+			 g.info.split_k, g.sync_ws ? "through a workspace" : "into D");
 
 	size_t guard_bad = 0;
 	int d_tma = 0;

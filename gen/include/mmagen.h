@@ -795,8 +795,13 @@ typedef struct mmagen_gemm_info {
 	/* MMAGEN_GEMM_PATH_MMA_SYNC: no tensor maps and not persistent.
 	 * Parameters: a, b, d, c (u64), m, n, k, lda, ldb, ldd, ldc (u32),
 	 * alpha, beta (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x
-	 * split_k.  split_k > 1: D must be zero at launch (atomics add into
-	 * it).  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
+	 * split_k.  split_k > 1 and split_workspace 0 (D f32 or s32, the
+	 * accumulator's): D must be zero at launch (atomics add into it).
+	 * split_workspace 1 (any other D): two more parameters after beta,
+	 * workspace and counters (u64), sizes from mmagen_gemm_split_buffers,
+	 * both zero before the first launch (every launch leaves them zero);
+	 * D is written whole.  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0
+	 * then). */
 	unsigned path, split_k;
 	unsigned elem_bits_a, elem_bits_b;
 	/* The wgmma path's split_k: 1, no split.  Otherwise the split-K
@@ -817,6 +822,8 @@ typedef struct mmagen_gemm_info {
 	 * packed e2m1 (mxf4, mxf4nvf4). */
 	mmagen_type stype;
 	unsigned scale_block;
+	/* The mma.sync path's split-K through a workspace (above). */
+	unsigned split_workspace;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */
@@ -858,8 +865,9 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 /* The bytes of the split-K kernel's workspace and counters for M x N and
  * S slices: tiles = ceil(ceil(M/tile_m)/cluster) * cluster * ceil(N/tile_n);
  * workspace = tiles * S * tile_m * tile_n * 4, counters = tiles * 2 * 4
- * (one u32 per consumer warpgroup of a tile).  0 and 0 for a kernel
- * without split-K. */
+ * (one u32 per consumer warpgroup of a tile).  The mma.sync path with
+ * split_workspace: workspace = tiles * tile_m * tile_n * 4 (whatever S),
+ * counters = tiles * 4.  0 and 0 for a kernel without either. */
 MMAGEN_API
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 					unsigned splits, uint64_t *workspace_bytes,

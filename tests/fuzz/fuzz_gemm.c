@@ -181,9 +181,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sentinel();
 	s = mmagen_gemm_split_buffers(&info, m, n, sk, &ws, &ctr);
 	int split_kernel = info.path == MMAGEN_GEMM_PATH_WGMMA && info.split_k != 1;
-	if (s != MMAGEN_OK)
+	int sync_ws = info.path == MMAGEN_GEMM_PATH_MMA_SYNC && info.split_workspace;
+	if (s != MMAGEN_OK) {
 		refused(s, "split_buffers");
-	else if (!split_kernel)
+	} else if (sync_ws) {
+		/* one slot of tile_m x tile_n x 4 bytes and a u32 per tile */
+		uint64_t tiles = ((uint64_t)m + info.tile_m - 1) / info.tile_m *
+				 (((uint64_t)n + info.tile_n - 1) / info.tile_n);
+		FUZZ_CHECK(info.split_k > 1 && ws == tiles * info.tile_m * info.tile_n * 4 &&
+				   ctr == tiles * 4,
+			   "mma.sync workspace %llu, counters %llu for %llu tiles",
+			   (unsigned long long)ws, (unsigned long long)ctr, (unsigned long long)tiles);
+	} else if (!split_kernel)
 		FUZZ_CHECK(!ws && !ctr, "buffers for a kernel without split-K");
 	else if (m && n) {
 		FUZZ_CHECK(ws && ctr && info.tile_m && info.tile_n, "a split-K kernel without buffers");

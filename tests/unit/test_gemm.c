@@ -107,7 +107,7 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); mmagen_target_parse("sm_100a", &bad[n].r.target); bad[n].s = MMAGEN_TARGET; bad[n++].word = "sm_90a";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_F32); mmagen_target_parse("sm_86", &bad[n].r.target); bad[n].s = MMAGEN_TARGET; bad[n++].word = "sm_89";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].r.layout = MMAGEN_GEMM_NN; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "ldmatrix .trans";
-	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "red.global.add";
+	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.acc = MMAGEN_F16; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "--acc f32";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32); bad[n].r.split_k = 257; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 to 256 K slices";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1u << 28; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "2 to 32 stages";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.group = 70000; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "1 to 65535";

@@ -111,6 +111,10 @@ static void launch_order(const mmagen_gemm_info *g, mmagen_type out, int sm120, 
 		const char *c = strchr(t[i], ':');
 		add(l, t[i], (size_t)(c - t[i]), c + 1);
 	}
+	if (!sm120 && g->path == MMAGEN_GEMM_PATH_MMA_SYNC && g->split_workspace) {
+		add(l, "workspace", 9, "u64");     /* split-K through a workspace */
+		add(l, "counters", 8, "u64");
+	}
 	if (sm120 || g->path == MMAGEN_GEMM_PATH_MMA_SYNC)
 		return;
 	if (out == MMAGEN_E4M3 || out == MMAGEN_E5M2)

@@ -238,7 +238,8 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
 /* The mma.sync path's choice (gemm_split.c, choose_sync): tensor pipes
  * fed (SMs used x min(4, warps inside M and N per SM)), then SMs, then
  * fewer idle warps; with fewer tiles than SMs the stages that fit (up to
- * 16) and, for f32/s32 D, S = SMs / tiles within K blocks / (4 stages). */
+ * 16) and S = SMs / tiles within K blocks / (4 stages) where the
+ * generator takes a split (not with f16 accumulators and f16 D). */
 static mmagen_gemm_request sync_chosen(const char *target, mmagen_type a, mmagen_type out,
 				       unsigned m, unsigned n, unsigned k)
 {
@@ -257,13 +258,20 @@ static void test_choose_sync(void)
 {
 	/* 16 x 4096: 64 tiles of 64x64 (one warp each, rows 16..63 idle in
 	 * every other tile choice too); 64 tiles < 132 SMs: 16 stages of
-	 * 8 KB, S = 132 / 64 = 2 with f32 D, none with bf16 D */
+	 * 8 KB, S = 132 / 64 = 2 */
 	mmagen_gemm_request r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 14336);
 	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.stages == 16 && r.split_k == 2 && !r.cluster,
 	      "16x4096x14336 f32: %ux%u stages %u split %u", r.tile_m, r.tile_n, r.stages, r.split_k);
+	/* a bf16 D splits too (through a workspace); f16 accumulators with
+	 * an f16 D do not */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336);
-	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.split_k == 1, "16x4096x14336 bf16: split %u",
+	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.split_k == 2, "16x4096x14336 bf16: split %u",
 	      r.split_k);
+	r = req(MMAGEN_F16, MMAGEN_F16, 0);
+	r.acc = MMAGEN_F16;
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.split_k == 1,
+	      "acc f16, f16 D: split %u", r.split_k);
 	/* K 64 = 2 K blocks: no room for slices of 4 stages */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 64);
 	CHECK(r.split_k == 1, "K 64: split %u", r.split_k);
