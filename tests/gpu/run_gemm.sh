@@ -295,7 +295,7 @@ step --path mma.sync --a s8 --b s8 --out s32 --m 64 --n 64 --k 4096 --split-k 7
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 300 --n 300 --k 4096 --split-k 4 --beta 1
 step --path mma.sync --a f16 --b f16 --out f16 --m 1000 --n 1000 --k 1024 --split-k 3 --alpha 1.5 --beta 0.5
 step --path mma.sync --a s8 --b s8 --out f32 --m 129 --n 250 --k 2000 --split-k 5 --alpha 2 --beta -1
-step --path mma.sync --a e4m3 --b e5m2 --out bf16 --m 70 --n 136 --k 3000 --split-k 2
+step --path mma.sync --a e4m3 --b e5m2 --out bf16 --m 70 --n 136 --k 3008 --split-k 2
 step --path mma.sync --layout nt --a bf16 --b bf16 --out f16 --m 136 --n 264 --k 4096 --split-k 6
 step --path mma.sync --a tf32 --b tf32 --out bf16 --m 16 --n 4096 --k 14336
 step --path mma.sync --a bf16 --b bf16 --out bf16 --tile 64x64 --m 1 --n 8 --k 8
