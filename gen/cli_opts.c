@@ -471,7 +471,9 @@ static const struct cli_opt options[] = {
 	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
 	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
 	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
-	   "shared-memory pipeline stages (default 4; mma.sync with 8 warps: up to 6, as many as fit)"),
+	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
+	   "rows up to 12, 16-bit 128x256 tiles 3; mma.sync 4, with 8 warps up to 6; run gemm on "
+	   "the mma.sync path takes up to 16 when the tiles are fewer than the SMs)"),
 	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path and layouts nt, tt)"),
 	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,

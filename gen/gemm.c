@@ -222,6 +222,7 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->stype = g->stype;
 	i->scale_block = g->scale_block;
 	i->split_workspace = (unsigned)g->split_ws;
+	i->fp8_promote = g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->promote;
 	if (is_sm120(&g->req)) {
 		/* packed e2m1 (mxf4, mxf4nvf4) or byte containers */
 		i->elem_bits_a = i->elem_bits_b = g->bits;

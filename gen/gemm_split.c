@@ -104,13 +104,19 @@ static struct work work_of(const struct cost_in *c, unsigned s)
 	return w;
 }
 
-/* The streaming model's domain: tiles of fewer than 128 rows, or M up to
- * 128 with at least a quarter wave of tiles (with fewer, splitting K is
- * the only parallelism, and the large-tile model's many slices stand). */
+/* The streaming model's domain, one answer per problem so that the
+ * chooser never weighs one model's time against the other's: tiles of
+ * fewer than 128 rows, or M up to 128 with N of 2048 or more (a quarter
+ * wave of 64-column tiles; with fewer, splitting K is the only
+ * parallelism, and the large-tile model's many slices stand). */
+static int stream_shape(uint64_t m, uint64_t n)
+{
+	return m <= 128 && n >= 2048;
+}
+
 static int streaming(const struct cost_in *c)
 {
-	return c->tile_m < 128 ||
-	       (c->m <= 128 && cdiv(c->m, c->tile_m) * cdiv(c->n, c->tile_n) * 4 >= c->sms);
+	return c->tile_m < 128 || stream_shape(c->m, c->n);
 }
 
 static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_out)
@@ -241,7 +247,9 @@ static struct cost_in cost_of(const mmagen_gemm_info *i, uint32_t m, uint32_t n,
 				 .cluster = i->cluster[0] ? i->cluster[0] : 1,
 				 .ea = i->elem_bytes_a ? i->elem_bytes_a : 1,
 				 .eb = i->elem_bytes_b ? i->elem_bytes_b : 1, .sms = sms,
-				 .stages = i->stages };
+				 .stages = i->stages,
+				 .promote = i->size >= offsetof(mmagen_gemm_info, fp8_promote) +
+							 sizeof i->fp8_promote && i->fp8_promote };
 }
 
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
@@ -270,7 +278,8 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				 unsigned sms)
 {
 	static const unsigned cand[][2] = { { 128, 256 }, { 256, 128 }, { 128, 128 },
-					    { 64, 128 }, { 128, 64 }, { 64, 64 } };
+					    { 64, 256 }, { 256, 64 }, { 64, 128 }, { 128, 64 },
+					    { 64, 64 } };
 	mmagen_gemm_request best = *req;
 	uint64_t best_pipes = 0, best_sms = 0, best_tiles = 0, best_useful = 0, best_w = 1;
 	int found = 0;
@@ -307,24 +316,36 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	if (mmagen_gemm_info_of(&best, &info))
 		return MMAGEN_OK;
 	if (best_tiles < sms) {
+		/* the stages that fit, up to 16: from what a stage of the sm_80
+		 * kernel takes down to what the generator accepts (SM120's
+		 * stages also carry scales) */
 		unsigned stage = (best.tile_m + best.tile_n) * GEMM80_ROW_BYTES;
 		unsigned most = gemm80_smem_limit(mmagen_target_name(req->target)) / stage;
 		mmagen_gemm_request r = best;
-		if (!req->stages)
-			r.stages = most < 16 ? most : 16;
+		if (!req->stages) {
+			for (r.stages = most < 16 ? most : 16; r.stages > 2; r.stages--)
+				if (!mmagen_gemm_info_of(&r, &info))
+					break;
+			if (mmagen_gemm_info_of(&r, &info))
+				r.stages = 0;      /* the default stands */
+			else
+				best = r;
+		}
 		if (!req->split_k) {
+			mmagen_gemm_info_of(&best, &info);
 			uint64_t kblocks = cdiv(k, info.tile_k), s = sms / best_tiles;
-			uint64_t room = kblocks / (4 * (r.stages ? r.stages : info.stages));
+			uint64_t room = kblocks / (4 * (uint64_t)info.stages);
 			if (s > room)
 				s = room;
 			if (s > 16)
 				s = 16;
+			r = best;
 			r.split_k = s > 1 ? (unsigned)s : 1;
-			if (r.split_k > 1 && mmagen_gemm_info_of(&r, &info))
-				r.split_k = 1;     /* D's type has no split (bf16, f16 out) */
+			/* no split where the generator has none (SM120; f16
+			 * accumulators with an f16 D) */
+			if (!mmagen_gemm_info_of(&r, &info))
+				best = r;
 		}
-		if (!mmagen_gemm_info_of(&r, &info))
-			best = r;
 	}
 	*req = best;
 	return MMAGEN_OK;
@@ -365,13 +386,13 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	unsigned tms[2] = { req->tile_m, 0 }, ntm = 1;
 	if (!req->tile_m && k_major_a && m <= 64)
 		tms[0] = m <= 16 ? 16 : m <= 32 ? 32 : 64;
-	else if (!req->tile_m && k_major_a && m <= 128)
+	else if (!req->tile_m && k_major_a && m <= 128 && stream_shape(m, n))
 		tms[0] = 64, tms[1] = 0, ntm = 2;   /* 0: the default, 128 */
 	/* a tile N the request fixed is the only one */
 	const unsigned tiles[] = { req->tile_n ? req->tile_n : 64, 128, wide };
 	/* streaming shapes: tile N 64 or 128 (256 was never the fastest at
 	 * M = 16 or 128, 7-50% slower than 128) */
-	int stream = (m <= 128 && n >= 2048) || (req->tile_m && req->tile_m < 128);
+	int stream = stream_shape(m, n) || (tms[0] && tms[0] < 128);
 	const unsigned ntiles = req->tile_n ? 1 : stream ? 2 : 3;
 	mmagen_gemm_request best = *req;
 	struct work best_w = { 0 };
@@ -391,7 +412,6 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				if (mmagen_gemm_info_of(&r, &info))
 					continue;      /* not one this generator takes */
 				struct cost_in c = cost_of(&info, m, n, k, sms);
-				c.promote = req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2;
 				uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
 				if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
 					continue;

@@ -952,10 +952,11 @@ static int apply_chosen(struct gpu *g, mmagen_gemm_request *r)
 	mmagen_gemm_info info = { .size = sizeof info };
 	if (mmagen_gemm_choose(&c, p->m, p->n, p->k, sms) || mmagen_gemm_info_of(&c, &info))
 		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
+	unsigned own_stages = r->stages;
 	*r = c;
 	g->info = info;
 	char stages[32] = "";
-	if (c.stages && !r->stages)
+	if (c.stages && !own_stages)
 		snprintf(stages, sizeof stages, " --stages %u", c.stages);
 	fprintf(stderr, "mmagen: run gemm: chosen for %u x %u x %u on %u SMs: --tile %ux%u --cluster %u"
 		" --split-k %u%s (give --tile, --cluster or --split-k to choose yourself)\n",

@@ -824,6 +824,10 @@ typedef struct mmagen_gemm_info {
 	unsigned scale_block;
 	/* The mma.sync path's split-K through a workspace (above). */
 	unsigned split_workspace;
+	/* 1: FP8 inputs on the wgmma path, whose partial sums join an f32
+	 * accumulator every K block (mmagen_gemm_split_for's cost model
+	 * counts the wait before each promotion). */
+	unsigned fp8_promote;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */
@@ -845,20 +849,28 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
  * is 0 or the kernel is not the wgmma split-K kernel; else the S of
  * lowest estimated time (waves of (tile, K slice) units, slice length,
  * and the last CTA's reading of S partial tiles), each slice at least
- * `stages` K blocks, at most 16 slices, and only one wave of units when
- * S > 1: 1 when the tiles fill the GPU. */
+ * `stages` K blocks, at most 16 slices (2 for streaming shapes: a tile M
+ * below 128, or M <= 128 with N >= 2048), and only one wave of units
+ * when S > 1: 1 when the tiles fill the GPU. */
 MMAGEN_API
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms);
-/* The wgmma path's choice for an M x N x K problem on a GPU of `sms`
- * multiprocessors: fills those of tile_n, cluster and split_k that the
- * request leaves 0 with the ones of least estimated time (tile N 64, 128
- * or the widest; cluster 2 only for three waves of tiles or more; split-K
- * for one wave of (tile, K slice) units where the tiles alone leave SMs
- * idle; the model is mmagen_gemm_split_for's).  Only choices the
- * generator takes; other paths and fields are left as they are.  What
- * `mmagen gemm --problem MxNxK` and `mmagen run gemm` (without --tile,
- * --cluster, --split-k or a --tune'd choice) use. */
+/* The choice for an M x N x K problem on a GPU of `sms` multiprocessors;
+ * only fields the request leaves 0 are filled, only with choices the
+ * generator takes.
+ * - wgmma path: tile_m (16/32/64 for M <= 64, 64 or 128 up to M 128, with
+ *   a K-major A), tile_n, cluster and split_k, of least estimated time
+ *   (tile N 64, 128 or the widest; cluster 2 only for three waves of tiles
+ *   or more; split-K for one wave of (tile, K slice) units where the
+ *   tiles alone leave SMs idle; the model is mmagen_gemm_split_for's).
+ * - mma.sync path (sm_80-89, sm_120a, MMAGEN_GEMM_PATH_MMA_SYNC): tile_m,
+ *   tile_n and, when the tiles are fewer than the SMs, stages and split_k.
+ * A chosen split_k > 1 changes how the kernel is launched: read
+ * mmagen_gemm_info_of's result (the split-K kernel's extra parameters and
+ * buffers, mmagen_gemm_split_buffers; on the mma.sync path a D zeroed
+ * before the launch, or split_workspace's buffers).  What `mmagen gemm
+ * --problem MxNxK` and `mmagen run gemm` (without --tile, --cluster,
+ * --split-k or a --tune'd choice) use. */
 MMAGEN_API
 mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
 				 unsigned sms);

@@ -47,8 +47,10 @@ static const struct { mmagen_type a, b, acc, out; unsigned layouts; } sm80_combo
 static void check_sm80(const char *ptxas, const char *dir)
 {
 	static const char *const archs[] = { "sm_80", "sm_86", "sm_89", "sm_90" };
-	static const unsigned tiles[][3] = { { 0, 0, 1 }, { 128, 128, 1 }, { 64, 64, 1 },
-					     { 256, 128, 1 }, { 0, 0, 4 } };
+	static const unsigned tiles[][4] = { { 0, 0, 1, 0 }, { 128, 128, 1, 0 }, { 64, 64, 1, 0 },
+					     { 256, 128, 1, 0 }, { 0, 0, 4, 0 },
+					     /* split-K through a workspace (bf16 D) */
+					     { 0, 0, 4, 1 }, { 64, 64, 2, 1 } };
 	char what[200];
 	for (size_t t = 0; t < 4; t++)
 		for (size_t c = 0; c < sizeof sm80_combos / sizeof sm80_combos[0]; c++)
@@ -82,12 +84,12 @@ static void check_sm80(const char *ptxas, const char *dir)
 		mmagen_gemm_request_init(&r);
 		mmagen_target_parse("sm_80", &r.target);
 		r.a = r.b = MMAGEN_BF16;
-		r.out = MMAGEN_F32;
+		r.out = tiles[t][3] ? MMAGEN_BF16 : MMAGEN_F32;
 		r.tile_m = tiles[t][0];
 		r.tile_n = tiles[t][1];
 		r.split_k = tiles[t][2];
-		snprintf(what, sizeof what, "mma.sync gemm sm_80 bf16, tile %ux%u, split-k %u",
-			 tiles[t][0], tiles[t][1], tiles[t][2]);
+		snprintf(what, sizeof what, "mma.sync gemm sm_80 bf16 -> %s, tile %ux%u, split-k %u",
+			 mmagen_type_name(r.out), tiles[t][0], tiles[t][1], tiles[t][2]);
 		CHECK(!assemble_for(ptxas, dir, &r, what, "sm_80"), "%s", what);
 	}
 }
@@ -251,6 +253,39 @@ static void check_split_tile_m(const char *ptxas, const char *dir)
 	      strstr(mmagen_last_error(), "K-major A"), "nn with tile M 16: refused with the rule");
 }
 
+/* What mmagen_gemm_choose picks for small and large problems (the
+ * stages and split it sets: 12-stage 64-row tiles on sm_90a, 16-stage
+ * mma.sync tiles split through a workspace) assembles too. */
+static void check_chosen(const char *ptxas, const char *dir)
+{
+	static const struct { const char *arch; unsigned path; mmagen_type a, out; unsigned m, n, k; } cs[] = {
+		{ "sm_90a", 0, MMAGEN_BF16, MMAGEN_BF16, 128, 4096, 14336 },
+		{ "sm_90a", 0, MMAGEN_E4M3, MMAGEN_BF16, 128, 4096, 14336 },
+		{ "sm_90a", 0, MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336 },
+		{ "sm_90a", 0, MMAGEN_BF16, MMAGEN_BF16, 8192, 8192, 8192 },
+		{ "sm_90a", MMAGEN_GEMM_PATH_MMA_SYNC, MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336 },
+		{ "sm_80", 0, MMAGEN_F16, MMAGEN_F16, 16, 4096, 4096 },
+		{ "sm_86", 0, MMAGEN_S8, MMAGEN_F32, 100, 2048, 8192 },
+		{ "sm_89", 0, MMAGEN_E4M3, MMAGEN_BF16, 16, 4096, 14336 },
+		{ "sm_89", 0, MMAGEN_TF32, MMAGEN_F32, 1, 8, 4096 },
+	};
+	char what[200];
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		mmagen_gemm_request r;
+		mmagen_gemm_request_init(&r);
+		mmagen_target_parse(cs[i].arch, &r.target);
+		r.path = cs[i].path;
+		r.a = r.b = cs[i].a;
+		r.out = cs[i].out;
+		CHECK(mmagen_gemm_choose(&r, cs[i].m, cs[i].n, cs[i].k, 132) == MMAGEN_OK,
+		      "choose: %s", mmagen_last_error());
+		snprintf(what, sizeof what, "chosen %s %s -> %s for %ux%ux%u: tile %ux%u, %u stages, split %u",
+			 cs[i].arch, mmagen_type_name(r.a), mmagen_type_name(r.out), cs[i].m, cs[i].n,
+			 cs[i].k, r.tile_m, r.tile_n, r.stages, r.split_k);
+		CHECK(!assemble_for(ptxas, dir, &r, what, cs[i].arch), "%s", what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -263,6 +298,7 @@ int main(int argc, char **argv)
 	check_sm80(argv[1], argv[2]);
 	check_sm90_more(argv[1], argv[2]);
 	check_split_tile_m(argv[1], argv[2]);
+	check_chosen(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

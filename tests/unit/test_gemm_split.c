@@ -173,26 +173,32 @@ static unsigned split_for(mmagen_type a, unsigned cluster, unsigned split, unsig
 	return mmagen_gemm_split_for(&i, m, n, k, sms);
 }
 
-/* bf16: tile 128 x 256 x 64, 4 stages; e4m3: 128 x 128 x 128, 6 stages.
- * The model (gemm_split.c), in ns: waves * (500 + ceil(KB/S) *
- * max(compute, load)) + (S > 1: 10000 + S * rows * tile N * 4 / 15), with
- * compute = warpgroup rows inside M * tile N * tile K * 2 / 3000 (bf16),
- * load = (rows * tile K * 2 + tile N * tile K * 2 / cluster) / min(20,
- * 3000 / busy CTAs), rows = min(M, 128); S <= KB / stages, <= 16, and one
- * wave of units when S > 1; the cheapest S, the smaller on a tie.  The
- * figures were worked out with an independent script of that model. */
+/* bf16: tile 128 x 256 x 64, 3 stages; e4m3: 128 x 128 x 128, 6 stages.
+ * Outside the streaming shapes (M <= 128 with N >= 2048, or tile M below
+ * 128) the large-tile model (gemm_split.c), in ns: waves * (500 +
+ * ceil(KB/S) * max(compute, load)) + (S > 1: 10000 + S * rows * tile N *
+ * 4 / 15), with compute = warpgroup rows inside M * tile N * tile K * 2 /
+ * 3000 (bf16), load = (rows * tile K * 2 + tile N * tile K * 2 / cluster)
+ * / min(20, 3000 / busy CTAs), rows = min(M, 128); S <= KB / stages, <=
+ * 16, and one wave of units when S > 1; the cheapest S, the smaller on a
+ * tie.  The figures were worked out with an independent script of that
+ * model. */
 static void test_split_for(void)
 {
 	const unsigned A = MMAGEN_GEMM_SPLIT_AUTO;
-	/* 16 tiles, 64 K blocks, 16 rows: load-bound at 20 B/ns (1638 ns a
-	 * block); S 8: 500 + 8 * 1638 + 10000 + 8 * 1092 = 32.3 us (S 4:
-	 * 26.7 + 14.4 = 41.1; S 9: 128 + 16 units, 2 waves) */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 8);
-	/* 128 rows: S 4: 500 + 16 * 2458 + 10000 + 4 * 8738 = 84.8 us; S 3:
-	 * 90.8; S 5: 86.1 */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 4096, 132) == 4);
-	/* 224 K blocks: S 8 (128 units) beats 7; S 9: 2 waves */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) == 8);
+	/* N 1024: 4 tiles, 64 K blocks, 16 rows; S 11 of at most 64 / 3 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 1024, 4096, 132) == 11);
+	/* 128 rows: S 4 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 1024, 4096, 132) == 4);
+	/* 224 K blocks: S 8; M 256 the same */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 1024, 14336, 132) == 8);
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 256, 1024, 14336, 132) == 8);
+	/* streaming shapes: at most 2 slices.  16 x 4096 x 4096, 16 tiles: a
+	 * K block of 48 KB at min(3 * 48 KB / 1600, 110) = 92 B/ns (533 ns;
+	 * compute 2 * 64 * 256 * 64 / 5000 = 419); S 1: 3 + 64 * 0.533 =
+	 * 37.1 us (DRAM 10.2); S 2: 3 + 32 * 0.533 + 5 = 25.1 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 16, 4096, 4096, 132) == 2);
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 128, 4096, 14336, 132) <= 2);
 	/* 56 tiles at M 16: a quarter wave or more, so the streaming model
 	 * (gemm_split.c): a K block of 48 KB at min(4 * 48 KB / 1600, 110) =
 	 * 110 B/ns (447 ns; compute 2 * 64 * 256 * 64 / 5000 = 419); S 1:
@@ -208,12 +214,12 @@ static void test_split_for(void)
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 4096, 132) == 16);
 	/* K 1000: 16 blocks / 4 stages = 4 at most */
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, A, 1, 8, 1000, 132) == 4);
-	/* e4m3: 32 tiles, 32 K blocks, at most 5: S 4 (128 units); S 5: 2 waves */
-	CHECK_EXPR(split_for(MMAGEN_E4M3, 1, A, 16, 4096, 4096, 132) == 4);
-	/* clusters: 32 CTA tiles, S 4: 128 units; S 5: 160, 2 waves */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 2, A, 16, 4096, 4096, 132) == 4);
+	/* e4m3 at N 1024: 8 tiles, 32 K blocks, at most 32 / 6 = 5: S 5 */
+	CHECK_EXPR(split_for(MMAGEN_E4M3, 1, A, 16, 1024, 4096, 132) == 5);
+	/* clusters: 8 CTA tiles (4 pairs), S 8 */
+	CHECK_EXPR(split_for(MMAGEN_BF16, 2, A, 16, 1024, 4096, 132) == 8);
 	/* a fixed S kernel is still advised; the plain kernel: 1 */
-	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 3, 16, 4096, 4096, 132) == 8);
+	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 3, 16, 1024, 4096, 132) == 11);
 	CHECK_EXPR(split_for(MMAGEN_BF16, 1, 1, 16, 4096, 4096, 132) == 1);
 	CHECK_EXPR(mmagen_gemm_split_for(NULL, 16, 4096, 4096, 132) == 1);
 }
@@ -227,14 +233,6 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
 	return r;
 }
 
-/* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
- * tile N 64, 8192^3 with cluster 2, M = 16: a 16-row tile, 16 x 14336 x
- * 4096 unsplit with tile N 128, 16 x 4096 x 14336 in at most two slices), and its
- * rules over many shapes: only open fields filled (tile M for M <= 64:
- * the smallest of 16/32/64 that holds M; up to 128: 64 or 128), a choice the
- * generator takes, cluster 2 only with three waves of tiles, split-K only
- * in one wave (at most 2 slices with a small tile), none with f16
- * accumulators or on the mma.sync path. */
 /* The mma.sync path's choice (gemm_split.c, choose_sync): tensor pipes
  * fed (SMs used x min(4, warps inside M and N per SM)), then SMs, then
  * fewer idle warps; with fewer tiles than SMs the stages that fit (up to
@@ -299,11 +297,32 @@ static void test_choose_sync(void)
 	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_m == 128 &&
 	      r.tile_n == 256 && r.stages == 3 && r.split_k >= 1, "fixed: %ux%u stages %u",
 	      r.tile_m, r.tile_n, r.stages);
-	/* SM120's block-scaled GEMM has no split-K: the choice never asks for one */
+	/* SM120's stages also carry scales: the stages chosen are the most
+	 * that its generator takes (one more is refused) */
 	r = sync_chosen("sm_120a", MMAGEN_E4M3, MMAGEN_F32, 16, 4096, 4096);
-	CHECK(r.split_k <= 1, "sm_120a: split %u", r.split_k);
+	mmagen_gemm_request more = r;
+	more.stages = r.stages + 1;
+	mmagen_gemm_info mi = { .size = sizeof mi };
+	CHECK(r.stages >= 2 && mmagen_gemm_info_of(&more, &mi) != MMAGEN_OK,
+	      "sm_120a: stages %u", r.stages);
+	/* 64 x 256, a legal tile, fixed: stages and split filled as for others */
+	r = req(MMAGEN_BF16, MMAGEN_F32, 0);
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	r.tile_m = 64;
+	r.tile_n = 256;
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.stages > 2 &&
+	      r.split_k > 1, "fixed 64x256: stages %u split %u", r.stages, r.split_k);
 }
 
+/* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
+ * tile N 64, 8192^3 with cluster 2, M = 16: a 16-row tile, 16 x 14336 x
+ * 4096 unsplit with tile N 128, 16 x 4096 x 14336 in at most two slices), and its
+ * rules over many shapes: only open fields filled (tile M for M <= 64:
+ * the smallest of 16/32/64 that holds M; up to 128: 64 or 128), a choice the
+ * generator takes, cluster 2 only with three waves of tiles, split-K only
+ * in one wave (at most 2 slices and tile N 64/128 for streaming shapes:
+ * a small tile, or M <= 128 with N >= 2048), none with f16 accumulators;
+ * stages left alone on the wgmma path. */
 static void test_choose(void)
 {
 	static const unsigned ms[] = { 1, 16, 100, 128, 129, 1000, 2048, 4096, 8192 };
@@ -357,7 +376,8 @@ static void test_choose(void)
 					CHECK(ok && r.tile_n && r.cluster && r.split_k &&
 					      (r.cluster == 1 || tiles >= 3 * 132) &&
 					      (s <= 1 || tiles * s <= 132) && r.tile_m == tm &&
-					      (!tm || (r.split_k <= 2 && r.tile_n <= 128)) && r.stages == 0,
+					      (!(tm || (m <= 128 && n >= 2048)) ||
+					       (r.split_k <= 2 && r.tile_n <= 128)) && r.stages == 0,
 					      "%s %ux%ux%u: tile N %u cluster %u split %u (%s)",
 					      mmagen_type_name(ty), m, n, k, r.tile_n, r.cluster,
 					      r.split_k, ok ? "ok" : mmagen_last_error());
