@@ -86,8 +86,6 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out);
  * r0 + *row of logical chunk c0 + *chunk, where the pattern is 1 for a
  * K-major A or an MN-major B and 2 for the other two (see the .c). */
 #define GEMM80_ROW_BYTES 64u
-/* Dynamic shared memory a block may have on target (the opt-in maximum). */
-unsigned gemm80_smem_limit(const char *target);
 unsigned gemm80_swizzle(unsigned row, unsigned chunk);
 void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *chunk);
 /* The first stage row and logical chunk of ldmatrix.x4 number i (0..3) of

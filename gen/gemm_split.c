@@ -316,14 +316,11 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	if (mmagen_gemm_info_of(&best, &info))
 		return MMAGEN_OK;
 	if (best_tiles < sms) {
-		/* the stages that fit, up to 16: from what a stage of the sm_80
-		 * kernel takes down to what the generator accepts (SM120's
-		 * stages also carry scales) */
-		unsigned stage = (best.tile_m + best.tile_n) * GEMM80_ROW_BYTES;
-		unsigned most = gemm80_smem_limit(mmagen_target_name(req->target)) / stage;
+		/* the most stages the generator takes (its plan knows what a
+		 * stage holds and what shared memory the target has), up to 16 */
 		mmagen_gemm_request r = best;
 		if (!req->stages) {
-			for (r.stages = most < 16 ? most : 16; r.stages > 2; r.stages--)
+			for (r.stages = 16; r.stages > 2; r.stages--)
 				if (!mmagen_gemm_info_of(&r, &info))
 					break;
 			if (mmagen_gemm_info_of(&r, &info))

@@ -54,7 +54,7 @@ void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned
 /* ---- the plan ---- */
 
 /* Dynamic shared memory a block may have (the opt-in maximum). */
-unsigned gemm80_smem_limit(const char *target)
+static unsigned smem_limit(const char *target)
 {
 	if (!strcmp(target, "sm_80"))
 		return 163u * 1024u;
@@ -137,7 +137,7 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 		return s;
 	g->a_stage = g->bm * GEMM80_ROW_BYTES;
 	g->b_stage = g->bn * GEMM80_ROW_BYTES;
-	unsigned limit = gemm80_smem_limit(target), stage = g->a_stage + g->b_stage;
+	unsigned limit = smem_limit(target), stage = g->a_stage + g->b_stage;
 	/* Default depth: 4 stages.  A CTA of 8 warps needs about 240
 	 * registers a thread, the whole register file, so one CTA runs per
 	 * SM and shared memory beyond its stages would sit idle: there take

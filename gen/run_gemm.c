@@ -302,46 +302,48 @@ static int setup_split(struct gpu *g, mmagen_gemm_request *r)
 	return 0;
 }
 
-/* Every counter back at zero after a launch: the next one needs no memset. */
+/* The 32-bit words of a device buffer that are not zero; (size_t)-1 when
+ * it could not be read back (said). */
+static size_t nonzero_words(struct gpu *g, uint64_t dev, uint64_t bytes, const char *what)
+{
+	uint32_t *w = malloc(bytes ? bytes : 4);
+	size_t bad = 0;
+	if (!w) {
+		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+		return (size_t)-1;
+	}
+	if (mmart_copy_to_host(g->ctx, w, dev, bytes)) {
+		free(w);
+		rt_fail(what);
+		return (size_t)-1;
+	}
+	for (size_t i = 0; i < bytes / 4; i++)
+		bad += w[i] != 0;
+	free(w);
+	return bad;
+}
+
+/* Every counter (and the mma.sync workspace) back at zero after a
+ * launch: the next one needs no memset. */
 static int check_counters(struct gpu *g)
 {
-	uint32_t *c = malloc(g->ctr_bytes);
-	size_t bad = 0, n = g->ctr_bytes / 4;
-	if (!c) {
-		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+	size_t bad = nonzero_words(g, g->ctr, g->ctr_bytes, "split-K counters");
+	if (bad == (size_t)-1)
 		return 1;
-	}
-	if (mmart_copy_to_host(g->ctx, c, g->ctr, g->ctr_bytes)) {
-		free(c);
-		return rt_fail("split-K counters");
-	}
-	for (size_t i = 0; i < n; i++)
-		bad += c[i] != 0;
-	free(c);
 	if (bad) {
 		printf("FAIL run gemm: %zu of the %zu split-K counters are not zero after the launch; the next launch would be wrong\n",
-		       bad, n);
+		       bad, (size_t)(g->ctr_bytes / 4));
 		return 1;
 	}
 	if (!g->sync_ws)
 		return 0;
 	/* the mma.sync workspace: zero again, or the next launch adds to it */
-	uint32_t *w = malloc(g->ws_bytes);
-	if (!w) {
-		fprintf(stderr, "mmagen: run gemm: out of memory\n");
+	bad = nonzero_words(g, g->ws, g->ws_bytes, "split-K workspace");
+	if (bad == (size_t)-1)
 		return 1;
-	}
-	if (mmart_copy_to_host(g->ctx, w, g->ws, g->ws_bytes)) {
-		free(w);
-		return rt_fail("split-K workspace");
-	}
-	n = g->ws_bytes / 4;
-	for (size_t i = 0; i < n; i++)
-		bad += w[i] != 0;
-	free(w);
 	if (bad) {
 		printf("FAIL run gemm: %zu of the %zu split-K workspace words are not zero after the launch; the next launch would be wrong\n",
-		       bad, n);
+		       bad, (size_t)(g->ws_bytes / 4));
 		return 1;
 	}
 	return 0;
