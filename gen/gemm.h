@@ -16,6 +16,7 @@ struct gemm_plan {
 	int promote;                /* FP8: per-K-block partial sums added in f32 */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned d_stage;           /* bytes of D's staging for tensor stores */
+	unsigned d_bufs;            /* its 64-row chunk buffers per warpgroup */
 	unsigned smem;              /* dynamic shared memory */
 	const mmagen_form *form;    /* the MMA instruction */
 	/* the mma.sync path (kernel_gemm_sm80.c) */

@@ -17,11 +17,11 @@
 #define CONSUMER_REGS 232       /* 40*128 + 232*256 <= 64K registers */
 #define SMEM_LIMIT (227u * 1024u)
 /* D goes out through shared memory and TMA stores when the host can
- * make a tensor map of it: per consumer warpgroup two buffers of 64 rows
- * x 128 bytes (swizzled as the map says), one filled while the other's
- * store reads it. */
+ * make a tensor map of it, in chunks of 64 rows x 128 bytes (swizzled as
+ * the map says).  Per consumer warpgroup a buffer for each chunk of its
+ * rows where shared memory has room after the stages (one barrier pair
+ * per tile), else two, one filled while the other's store reads it. */
 #define D_CHUNK_BYTES (64u * SWIZZLE_BYTES)
-#define D_STAGE_BYTES (2u * 2u * D_CHUNK_BYTES)
 /* MN-major operands (16-bit only): TMA boxes of 64 M or N elements (one
  * 128-byte swizzle row) by the K block's 64 rows; boxes MN_BOX_BYTES apart
  * in a stage, each 8-row group of K 1024 bytes after the last */
@@ -150,7 +150,9 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->b_stage = g->bn * SWIZZLE_BYTES;
 	/* as many stages as shared memory holds, up to 6 */
 	/* staged D needs whole 128-byte chunks of columns in the tile */
-	g->d_stage = g->bn * (mmagen_type_bits(req->out) / 8) % SWIZZLE_BYTES ? 0 : D_STAGE_BYTES;
+	unsigned chunks = g->bn * (mmagen_type_bits(req->out) / 8) / SWIZZLE_BYTES;
+	g->d_bufs = g->bn * (mmagen_type_bits(req->out) / 8) % SWIZZLE_BYTES ? 0 : 2;
+	g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 	unsigned room = SMEM_LIMIT - g->d_stage - 64;
 	g->stages = req->stages ? req->stages : room / (g->a_stage + g->b_stage + 16);
 	/* (small tiles: up to 12, a memory-bound stream gains from more in
@@ -166,6 +168,14 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	    g->bm == GEMM_BM && g->bn == 256 && g->stages > 3)
 		g->stages = 3;
 	g->smem = g->stages * (g->a_stage + g->b_stage) + g->d_stage + 2 * 8 * g->stages;
+	/* a buffer per chunk when that leaves the stages as they are: the
+	 * epilogue then waits on no store of its own tile */
+	if (g->d_bufs && chunks > g->d_bufs &&
+	    g->smem + 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES <= SMEM_LIMIT) {
+		g->smem += 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES;
+		g->d_bufs = chunks;
+		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
+	}
 	if (g->stages < 2 || g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
@@ -237,9 +247,11 @@ struct ep {
 	/* D through shared memory and TMA stores (pd_tma != 0) */
 	kreg tma, tmd;            /* the choice; tensor_d's generic address */
 	kreg issuer, wgbar;       /* thread 0 of the warpgroup; its barrier */
-	kreg srow;                /* staging address of (row, col) in buffer 0 */
+	kreg srow;                /* staging address of (row, col) in buffer 0
+				   * (16-bit D: of the lane's stmatrix row) */
 	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4 */
 	kreg ebuf;                /* 0 or D_CHUNK_BYTES: the buffer to fill */
+	unsigned bufs, chunks;    /* chunk buffers per warpgroup; chunks of a tile */
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
 	int staged;               /* the kernel has the staged stores */
@@ -284,12 +296,27 @@ static void emit_staging_setup(struct kb *kb, struct ep *e)
 	ke(kb, "\tmov.u32 $r, %wg;\n\tand.b32 $r, %warp, 3;\n\tor.b32 $r, $r, %lane;\n"
 	       "\tsetp.eq.u32 $r, $r, 0;\n\tmov.u32 $r, 0;\n",
 	   e->wgbar, t, t, t, e->issuer, t, e->ebuf);
-	/* srow = staging + (wg-1) * 2 chunks + (16 (warp%4) + lane/4) * 128
-	 *        + the lane's byte inside its 16-byte unit */
 	ke(kb, "\tmov.u32 $r, mmagen_smem;\n\tadd.u32 $r, $r, $u;\n", e->srow, e->srow, e->srow,
 	   e->d_off);
 	ke(kb, "\tsub.u32 $r, %wg, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
-	   t, e->srow, t, 2 * D_CHUNK_BYTES, e->srow);
+	   t, e->srow, t, e->bufs * D_CHUNK_BYTES, e->srow);
+	if (e->esize == 2) {
+		/* 16-bit D goes in by stmatrix.x4: lane l gives row l%8 of
+		 * matrix l/8, matrix q being rows 8(q&1).. and column group
+		 * q>>1 of a 16 x 16 block (the accumulators' own layout:
+		 * registers 4j+2h+i are row 8h + l/4, columns 8j + 2(l%4) + i).
+		 * srow = staging + (wg-1) * bufs chunks + (16 (warp%4) + l%16) * 128,
+		 * key = (q>>1 ^ row % 8) << 4 */
+		ke(kb, "\tand.b32 $r, %warp, 3;\n\tshl.b32 $r, $r, 4;\n\tand.b32 $r, %lane, 15;\n"
+		       "\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+		   t, t, t, u, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
+		ke(kb, "\tshr.u32 $r, %lane, 4;\n\tand.b32 $r, %lane, 7;\n\txor.b32 $r, $r, $r;\n"
+		       "\tshl.b32 $r, $r, 4;\n",
+		   t, u, e->key, t, u, e->key, e->key);
+		return;
+	}
+	/* srow = staging + (wg-1) * bufs chunks + (16 (warp%4) + lane/4) * 128
+	 *        + the lane's byte inside its 16-byte unit */
 	ke(kb, "\tand.b32 $r, %warp, 3;\n\tshl.b32 $r, $r, 4;\n\tshr.u32 $r, %lane, 2;\n"
 	       "\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
 	   t, t, t, u, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
@@ -401,27 +428,55 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
 	gemm_add_c(kb, &c, p, addr, off, v);
 }
 
-/* Chunks of D through shared memory: before filling a buffer, its last
- * TMA store has read it (the issuer waits, the warpgroup syncs); after,
- * the writes are made visible to the async proxy, and the issuer stores
- * the 64 x 128-byte box at (n0 + chunk columns, m0 + 64 (wg-1)).  Uses the
- * template's %m0, %n0, %wg. */
-static void chunk_begin(struct kb *kb, const struct ep *e, kreg base)
+/* Chunks of D through shared memory.  With a buffer per chunk (bufs >=
+ * chunks): before the first, the last tile's TMA stores have read the
+ * buffers (the issuer waits, the warpgroup syncs); after the last, the
+ * writes are made visible to the async proxy, and the issuer stores each
+ * chunk's 64 x 128-byte box at (n0 + chunk columns, m0 + 64 (wg-1)).
+ * With two buffers the same per chunk, each filled while the other's
+ * store reads it.  Uses the template's %m0, %n0, %wg. */
+static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 {
+	if (e->bufs >= e->chunks) {
+		if (c == 0)
+			ke(kb, "\t@$r cp.async.bulk.wait_group.read 0;\n\tbar.sync $r, 128;\n",
+			   e->issuer, e->wgbar);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n", base, e->srow, c * D_CHUNK_BYTES);
+		return;
+	}
 	ke(kb, "\t@$r cp.async.bulk.wait_group.read 1;\n\tbar.sync $r, 128;\n"
 	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->wgbar, base, e->srow, e->ebuf);
 }
 
-static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned col0)
+static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg base, unsigned col0)
 {
-	kreg x = kb_reg(kb, K_B32), y = kb_reg(kb, K_B32), skip = kb_label(kb);
-	ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
-	   e->wgbar, e->issuer, skip);
 	ke(kb, "\tadd.u32 $r, %n0, $u;\n\tsub.u32 $r, %wg, 1;\n\tshl.b32 $r, $r, 6;\n"
 	       "\tadd.u32 $r, $r, %m0;\n", x, col0, y, y, y, y, y);
-	ke(kb, "\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$r, {$r, $r}], [$r];\n"
-	       "\tcp.async.bulk.commit_group;\n$r:\n\txor.b32 $r, $r, $u;\n",
-	   e->tmd, x, y, base, skip, e->ebuf, e->ebuf, D_CHUNK_BYTES);
+	ke(kb, "\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$r, {$r, $r}], [$r];\n",
+	   e->tmd, x, y, base);
+}
+
+static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned c)
+{
+	kreg x = kb_reg(kb, K_B32), y = kb_reg(kb, K_B32), skip = kb_label(kb);
+	unsigned cols = SWIZZLE_BYTES / e->esize;   /* per chunk */
+	if (e->bufs >= e->chunks) {
+		if (c + 1 < e->chunks)
+			return;
+		ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
+		   e->wgbar, e->issuer, skip);
+		for (unsigned i = 0; i < e->chunks; i++) {
+			ke(kb, "\tadd.u32 $r, $r, $u;\n", base, e->srow, i * D_CHUNK_BYTES);
+			chunk_store(kb, e, x, y, base, i * cols);
+		}
+		ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n", skip);
+		return;
+	}
+	ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
+	   e->wgbar, e->issuer, skip);
+	chunk_store(kb, e, x, y, base, c * cols);
+	ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n\txor.b32 $r, $r, $u;\n",
+	   skip, e->ebuf, e->ebuf, D_CHUNK_BYTES);
 }
 
 /* The pair (lo, hi) of column group jj of the chunk, row half h, into
@@ -448,6 +503,17 @@ static void stage_pair(struct kb *kb, const struct ep *e, kreg base, unsigned jj
 	   e->out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, hi, lo, a, off, w);
 }
 
+/* The 16 x 16 block of column groups jj, jj+1 of the chunk at base,
+ * rows 16 (warp%4) .. +15, from four packed registers (w[2q+h]: group
+ * jj+q, rows + 8h), into the staging buffer by stmatrix. */
+static void stage_block(struct kb *kb, const struct ep *e, kreg base, unsigned jj, kreg w)
+{
+	kreg a = kb_reg(kb, K_B32);
+	ke(kb, "\txor.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n", a, e->key, jj * 16, a, a, base);
+	ke(kb, "\tstmatrix.sync.aligned.m8n8.x4.shared.b16 [$r], {$r, $r, $r, $r};\n", a,
+	   kr_at(w, 0), kr_at(w, 1), kr_at(w, 2), kr_at(w, 3));
+}
+
 /* D for this thread's accumulators (wgmma m64nN layout: register 4j+2h+i
  * is row + 8h, column col + 8j + i), with or without beta * C, stored
  * directly or staged for TMA stores (tma).  Direct: pairs inside N are
@@ -462,7 +528,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
 	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
-	kreg base = kb_reg(kb, K_B32);
+	kreg base = kb_reg(kb, K_B32), w = kb_regs(kb, K_B32, 4);
 	unsigned es = e->esize, groups = SWIZZLE_BYTES / (8 * es);   /* per chunk */
 	int bounds = !tma || with_c;
 
@@ -477,7 +543,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	}
 	for (unsigned j = 0; j < g->bn / 8; j++) {
 		if (tma && j % groups == 0)
-			chunk_begin(kb, e, base);
+			chunk_begin(kb, e, base, j / groups);
 		/* columns col+8j (pin1) and col+8j+1 (pin2) inside N? */
 		if (bounds)
 			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
@@ -502,6 +568,16 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 			if (is_fp8(e->out))
 				ke(kb, "\tmul.f32 $r, $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0),
 				   kr_at(v, 0), e->d_scale, kr_at(v, 1), kr_at(v, 1), e->d_scale);
+			if (tma && e->esize == 2) {
+				/* a 16 x 16 block (column groups j-1, j when j is
+				 * odd) goes out in one stmatrix.x4 */
+				ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n",
+				   e->out == MMAGEN_BF16 ? "bf16x2" : "f16x2", kr_at(w, 2 * (j % 2) + h),
+				   kr_at(v, 1), kr_at(v, 0));
+				if (j % 2 && h)
+					stage_block(kb, e, base, j % groups - 1, w);
+				continue;
+			}
 			if (tma) {
 				stage_pair(kb, e, base, j % groups, h, kr_at(v, 0), kr_at(v, 1));
 				continue;
@@ -510,7 +586,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 			store_one(kb, e->out, ps, ad[h], off, kr_at(v, 0));
 		}
 		if (tma && (j + 1) % groups == 0)
-			chunk_end(kb, e, base, (j + 1 - groups) * 8);
+			chunk_end(kb, e, base, j / groups);
 	}
 }
 
@@ -667,6 +743,8 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	struct kb kb;
 	struct instr in;
 	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
+			.bufs = g->d_bufs,
+			.chunks = g->bn * (mmagen_type_bits(g->req.out) / 8) / SWIZZLE_BYTES,
 			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0,
 			.int_acc = g->acc == MMAGEN_S32, .acc_f16 = g->acc == MMAGEN_F16 };
 	char op[256];

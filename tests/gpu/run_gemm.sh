@@ -226,17 +226,20 @@ step --a bf16 --b bf16 --out bf16 --m 16 --n 4096 --k 4096
 step --a bf16 --b bf16 --out f32 --m 128 --n 4096 --k 14336 --beta 1
 step --a tf32 --b tf32 --out f32 --m 16 --n 4096 --k 14336 --alpha 0.5
 step --a e4m3 --b e4m3 --out bf16 --m 16 --n 14336 --k 4096 --alpha 0.5
+step --a e4m3 --b e4m3 --out bf16 --m 128 --n 4096 --k 14336 --beta 1
 step --a s8 --b s8 --out s32 --m 128 --n 4096 --k 4096 --split-k 16 --alpha 2 --beta -1
 step --a tf32 --b tf32 --out f32 --m 300 --n 200 --k 4096 --split-k 256 --tile 128x64
 step --a f16 --b f16 --out f16 --m 77 --n 1000 --k 2000 --split-k 5 --tile 128x128 --cluster 2 --stages 3
 }
-# run gemm's own choice (mmagen_gemm_choose) split the M = 128 run with
-# the long K (M = 16 takes a 16-row tile, mostly unsplit: its model
-# allows at most 2 slices there)
+# run gemm's own choice (mmagen_gemm_choose) split the FP8 M = 128 run
+# with the long K (its promotion wait makes 128x64 tiles in 2 slices
+# faster than 64-row tiles; 16-bit types stream 64x64 tiles unsplit, and
+# M = 16 takes a 16-row tile, mostly unsplit: the model allows at most 2
+# slices there)
 chosen=$(($(grep -c '^mmagen: run gemm: chosen for .* --split-k [2-9]' "$tmp/all" 2>/dev/null) - ${c0:-0}))
 echo "split-K chosen by run gemm: $chosen of the small-M runs"
 if grep -q '^mmagen: run gemm: chosen for 128 x 4096 x 14336 .* --split-k [2-9]' "$tmp/all"; then pass=$((pass + 1))
-else fail=$((fail + 1)); echo "FAIL: run gemm should have chosen split-K for 128 x 4096 x 14336"; fi
+else fail=$((fail + 1)); echo "FAIL: run gemm should have chosen split-K for e4m3 128 x 4096 x 14336"; fi
 # at least three split runs per mix here (K below one block does not split)
 splits=$(($(grep -c '^PASS.*split-K' "$tmp/all" 2>/dev/null) - ${s0:-0}))
 echo "split-K: $splits runs passed"
