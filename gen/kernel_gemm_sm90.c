@@ -18,9 +18,10 @@
 #define SMEM_LIMIT (227u * 1024u)
 /* D goes out through shared memory and TMA stores when the host can
  * make a tensor map of it, in chunks of 64 rows x 128 bytes (swizzled as
- * the map says).  Per consumer warpgroup a buffer for each chunk of its
- * rows where shared memory has room after the stages (one barrier pair
- * per tile), else two, one filled while the other's store reads it. */
+ * the map says).  Per consumer warpgroup a buffer for each chunk of the
+ * tile's columns where shared memory has room after the stages (one
+ * barrier pair per tile), else two, one filled while the other's store
+ * reads it.  (A tile of one chunk keeps two buffers and uses the first.) */
 #define D_CHUNK_BYTES (64u * SWIZZLE_BYTES)
 /* MN-major operands (16-bit only): TMA boxes of 64 M or N elements (one
  * 128-byte swizzle row) by the K block's 64 rows; boxes MN_BOX_BYTES apart
@@ -249,8 +250,9 @@ struct ep {
 	kreg issuer, wgbar;       /* thread 0 of the warpgroup; its barrier */
 	kreg srow;                /* staging address of (row, col) in buffer 0
 				   * (16-bit D: of the lane's stmatrix row) */
-	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4 */
-	kreg ebuf;                /* 0 or D_CHUNK_BYTES: the buffer to fill */
+	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4
+				   * (16-bit D: (lane/16) ^ (lane%8), << 4) */
+	kreg ebuf;                /* two buffers: 0 or D_CHUNK_BYTES, the one to fill */
 	unsigned bufs, chunks;    /* chunk buffers per warpgroup; chunks of a tile */
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
@@ -277,8 +279,12 @@ static const char *fp8x2(mmagen_type t)
  * chunk a 64 x 128-byte box of tensor_d with the 128-byte swizzle: the
  * 16-byte unit u of row r sits at unit u ^ (r % 8).  Thread (warp w,
  * lane l) holds rows 16w + l/4 (+ 8) and, in each group of 8 columns,
- * columns 2(l%4), +1: with the swizzle the 32 lanes of one store hit 32
- * different banks.  Uses the template's %wg, %warp, %lane. */
+ * columns 2(l%4), +1.  16-bit D goes in by stmatrix (srow and key are
+ * then the lane's stmatrix row, below): each 8 x 8 matrix is 8 rows of 16
+ * bytes in 8 different units, 32 banks.  Other D by st.shared of the
+ * thread's pair: 8-bit D's b16 stores hit 32 different banks; 32-bit D's
+ * v2.b32 stores meet 2 ways in a half warp.  Uses the template's %wg,
+ * %warp, %lane. */
 static void emit_staging_setup(struct kb *kb, struct ep *e)
 {
 	kreg t = kb_reg(kb, K_B32), u = kb_reg(kb, K_B32);

@@ -25,13 +25,18 @@ static void test_plans(void)
 {
 	static const struct {
 		mmagen_type a, b, out;
-		unsigned bytes, tile_n;
+		unsigned bytes, tile_n, staging;
 	} cases[] = {
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 2, 256 },
-		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 2, 256 },
-		{ MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 4, 256 },
-		{ MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 1, 192 },
-		{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 1, 256 },
+		/* D's staging for TMA stores: two warpgroups x a buffer of 64
+		 * rows x 128 bytes per 128-byte chunk of the tile's columns
+		 * where that fits beside the stages (bf16 D 256 columns: 4
+		 * chunks; bf16 D of FP8's 192: 3), else two buffers (32-bit D
+		 * of 256 columns: 8 chunks, 128 KB, do not fit) */
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 2, 256, 2 * 4 * 8192 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 2, 256, 2 * 2 * 8192 },
+		{ MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 4, 256, 2 * 2 * 8192 },
+		{ MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 1, 192, 2 * 3 * 8192 },
+		{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 1, 256, 2 * 2 * 8192 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		mmagen_gemm_request r = req(cases[i].a, cases[i].b, cases[i].out);
@@ -43,14 +48,8 @@ static void test_plans(void)
 		      g.tile_m, g.tile_n);
 		CHECK(g.box_a[0] == g.tile_k && g.box_a[1] == 128 && g.box_b[0] == g.tile_k &&
 		      g.box_b[1] == g.tile_n / 2, "plan %zu: boxes (two CTAs load half of B each)", i);
-		/* D's staging for TMA stores: two warpgroups x a buffer of 64
-		 * rows x 128 bytes per chunk of the tile's columns when that
-		 * fits beside the stages, else two; boxes of one 128-byte row
-		 * of D */
-		unsigned out_bytes = mmagen_type_bits(cases[i].out) / 8, staging = 4 * 64 * 128;
-		unsigned chunks = g.tile_n * out_bytes / 128, all = 2 * chunks * 64 * 128;
-		if (chunks > 2 && g.stages * ((g.tile_m + g.tile_n) * 128 + 16) + all <= 227 * 1024)
-			staging = all;
+		/* boxes of D: one 128-byte row by a warpgroup's 64 rows */
+		unsigned out_bytes = mmagen_type_bits(cases[i].out) / 8, staging = cases[i].staging;
 		CHECK(g.box_d[0] * out_bytes == 128 && g.box_d[1] == 64, "plan %zu: box_d %ux%u", i,
 		      g.box_d[0], g.box_d[1]);
 		/* stages fill shared memory: one more would not fit in 227 KB
@@ -58,9 +57,11 @@ static void test_plans(void)
 		unsigned stage = (g.tile_m + g.tile_n) * 128;
 		CHECK(g.smem == g.stages * (stage + 16) + staging && g.smem <= 227 * 1024,
 		      "plan %zu: smem %u", i, g.smem);
+		/* the stages are counted beside two staging buffers: more
+		 * buffers only take room the stages leave */
 		int three = mmagen_type_bits(cases[i].a) == 16 && g.tile_m == 128 && g.tile_n == 256;
 		CHECK(g.stages == 6 || (three && g.stages == 3) ||
-		      (g.stages + 1) * (stage + 16) + staging > 227 * 1024 - 64,
+		      (g.stages + 1) * (stage + 16) + 2 * 2 * 8192 > 227 * 1024 - 64,
 		      "plan %zu: %u stages leave room", i, g.stages);
 		CHECK(g.block[0] == 384 && g.cluster[0] == 2, "plan %zu: block/cluster (default 2)", i);
 		CHECK(g.elem_bytes_a == cases[i].bytes, "plan %zu: elem bytes", i);
@@ -82,6 +83,15 @@ static void test_unstaged(void)
 	CHECK(g.smem == g.stages * ((128 + 48) * 128 + 16), "tile n 48: smem %u", g.smem);
 	r.tile_n = 64;
 	CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK && g.box_d[0] == 64, "tile n 64: staged");
+	/* one chunk of bf16 D: two buffers (the first used), 6 stages */
+	CHECK(g.stages == 6 && g.smem == 6 * ((128 + 64) * 128 + 16) + 2 * 2 * 8192,
+	      "tile n 64: %u stages, smem %u", g.stages, g.smem);
+	/* four chunks whose buffers do not fit beside 4 stages: two */
+	r.tile_n = 256;
+	r.stages = 4;
+	CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK &&
+	      g.smem == 4 * ((128 + 256) * 128 + 16) + 2 * 2 * 8192,
+	      "tile 128x256, 4 stages: smem %u", g.smem);
 }
 
 /* Each refusal: the status and a word of its rule. */
