@@ -419,9 +419,13 @@ class Replay:
             for t in threads:
                 t.r['%m0'], t.r['%n0'], t.r['%m'] = m0, n0, 1 << 20
                 t.r[self.mlim] = m0 + self.bm
-                t.r['%idle'] = False
+                # as the kernel: a warpgroup with no rows in the tile
+                # (tile M 64 or less: the second) stores nothing
+                t.r['%idle'] = m0 + 64 * (t.wg - 1) >= t.r[self.mlim]
                 t.skip = None
             self.run(threads, self.b0, self.b1, (m0, n0))
+        if self.bm <= 64 and self.wgs[2].pending:
+            self.err('the second warpgroup stored D of a %d-row tile' % self.bm)
         for wg in (1, 2):
             if self.wgs[wg].open:
                 self.err('stores never committed')
