@@ -225,8 +225,8 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 			"the %s GEMM tile is M and N of 64, 128 or 256 with 2 to 8 warps of 64 x 64, not %ux%u; use 128x128, 128x64 or 128x256",
 			target, g->bm, g->bn);
 	if (g->group > 65535 || req->stages > 32)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s is out of range; use %s",
-			g->group > 65535 ? "group" : "stages",
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s %u is out of range; use %s",
+			g->group > 65535 ? "group" : "stages", g->group > 65535 ? g->group : req->stages,
 			g->group > 65535 ? "1 to 65535 tile rows" : "2 to 32 stages (shared memory allows fewer)");
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
 	if ((s = select_form(g, kind, sv, st, &g->form)) == MMAGEN_TARGET)
@@ -246,10 +246,15 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"a %ux%u tile takes %u bytes per stage here: two stages do not fit the %u bytes of shared memory a block can have on %s; use --tile 128x128",
 			g->bm, g->bn, stage, SMEM_LIMIT, target);
-	if (g->stages < 2 || g->smem > SMEM_LIMIT)
+	unsigned most = SMEM_LIMIT / stage > 32 ? 32 : SMEM_LIMIT / stage;
+	if (g->stages < 2)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"the pipeline has at least 2 stages (one filled while another is read), not %u; use 2 to %u stages",
+			g->stages, most);
+	if (g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages or a smaller --tile",
-			g->stages, stage, SMEM_LIMIT, target, SMEM_LIMIT / stage);
+			g->stages, stage, SMEM_LIMIT, target, most);
 	return MMAGEN_OK;
 }
 

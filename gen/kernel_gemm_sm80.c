@@ -115,8 +115,9 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"clusters are the wgmma path's (TMA multicast); the mma.sync GEMM takes --cluster 1");
 	if (g->group > 65535 || req->stages > 32 || g->split > 256)
-		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s is out of range; use %s",
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s %u is out of range; use %s",
 			g->group > 65535 ? "group" : req->stages > 32 ? "stages" : "split-k",
+			g->group > 65535 ? g->group : req->stages > 32 ? req->stages : g->split,
 			g->group > 65535 ? "1 to 65535 tile rows" :
 			req->stages > 32 ? "2 to 32 stages (shared memory allows fewer)" :
 			"1 to 256 K slices");
@@ -150,10 +151,15 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 	if (!req->stages && g->stages * stage > limit)
 		g->stages = limit / stage;
 	g->smem = g->stages * stage;
+	unsigned most = limit / stage > 32 ? 32 : limit / stage;
+	if (g->stages < 2 && most >= 2)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"the pipeline has at least 2 stages (one filled while another is read), not %u; use 2 to %u stages",
+			g->stages, most);
 	if (g->stages < 2 || g->smem > limit)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages",
-			g->stages, stage, limit, target, limit / stage);
+			g->stages, stage, limit, target, most);
 	return MMAGEN_OK;
 }
 

@@ -177,11 +177,17 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		g->d_bufs = chunks;
 		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 	}
-	if (g->stages < 2 || g->smem > SMEM_LIMIT)
+	unsigned most = room / (g->a_stage + g->b_stage + 16);
+	if (most > 32)
+		most = 32;
+	if (g->stages < 2)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"the pipeline has at least 2 stages (one filled while another is read), not %u; use 2 to %u stages",
+			g->stages, most);
+	if (g->smem > SMEM_LIMIT)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
-			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT,
-			room / (g->a_stage + g->b_stage + 16));
+			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT, most);
 	/* a small tile's wgmma still read 64 rows of A from the stage's start:
 	 * past the tile's rows into the next stages, B and D's staging, which
 	 * is harmless (those rows are never stored) as long as the last

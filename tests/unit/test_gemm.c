@@ -105,7 +105,7 @@ static void test_refusals(void)
 		mmagen_gemm_request r;
 		mmagen_status s;
 		const char *word;
-	} bad[32];
+	} bad[40];
 	int n = 0;
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_F16, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16/bf16";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_S8, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "e4m3/e5m2";
@@ -134,6 +134,12 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.layout = MMAGEN_GEMM_TT; bad[n].r.cluster = 2; bad[n].r.tile_n = 64; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "takes --cluster 1";
 	bad[n].r = req(MMAGEN_F16, MMAGEN_F16, MMAGEN_F16); bad[n].r.acc = MMAGEN_F16; bad[n].r.split_k = 3; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "with --acc f16 use --split-k 1";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.layout = 4; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "tn, nn, nt or tt";
+	/* one stage: the rule is the pipeline's, and the stages suggested
+	 * are ones the generator takes (at most 32; a 16x16 tile's fit 56) */
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at least 2 stages (one filled while another is read), not 1; use 2 to 4 stages";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1; bad[n].r.tile_m = bad[n].r.tile_n = 16; bad[n].r.cluster = 1; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "not 1; use 2 to 32 stages";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at least 2 stages";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 40; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "stages 40 is out of range; use 2 to 32";
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
 		CHECK(s == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
