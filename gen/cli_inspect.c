@@ -71,6 +71,10 @@ static int run_tool(char *const argv[], const char *out, const char *err)
 }
 
 /* A whole file into *data; 0 or -1 (errno set). */
+/* The most inspect reads: a whole libcublasLt.so is about 500 MB; an
+ * endless input (/dev/zero, `yes |`) stops here with EFBIG. */
+#define INSPECT_MAX (1024u * 1024u * 1024u)
+
 static int slurp(FILE *f, char **data, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0, got;
@@ -80,6 +84,11 @@ static int slurp(FILE *f, char **data, size_t *len)
 		return -1;
 	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
+		if (n > INSPECT_MAX) {
+			free(buf);
+			errno = EFBIG;
+			return -1;
+		}
 		if (n + 1 == cap) {
 			char *nb = realloc(buf, cap *= 2);
 			if (!nb) {
@@ -361,7 +370,11 @@ static int input(struct opts *o, char **data, size_t *len)
 		return cli_fail(CLI_USAGE, "inspect needs a FILE (PTX, cubin, fatbinary or an "
 				"ELF with .nv_fatbin; - for standard input) or --opcode OPCODE --arch A");
 	if (!strcmp(o->insp.file, "-") ? slurp(stdin, data, len) : slurp_path(o->insp.file, data, len))
-		return cli_fail(1, "cannot read %s: %s", cli_quote(o->insp.file), strerror(errno));
+		return errno == EFBIG
+			? cli_fail(1, "%s is over %u MiB, more than inspect reads; give one cubin, fatbinary or PTX file (cuobjdump -xelf all / -xptx all extracts them)",
+				   strcmp(o->insp.file, "-") ? cli_quote(o->insp.file) : "standard input",
+				   INSPECT_MAX >> 20)
+			: cli_fail(1, "cannot read %s: %s", cli_quote(o->insp.file), strerror(errno));
 	return 0;
 }
 

@@ -191,6 +191,10 @@ int rg_verify(const struct rg_data *d, struct rg_verdict *v);
  * if missing.  The description is written last; a 4-bit operand's entry
  * has "packing" (two elements a byte, low nibble first), which rg_load
  * wants back. */
+/* Whether a save may go into dir, said before any run: a new directory
+ * (whose parent exists), an empty one, or an earlier save holding only a
+ * save's files; 0 or -1 with rg_error(). */
+int rg_save_dir_check(const char *dir);
 int rg_save(const char *dir, const struct rg_data *d, const char *layout);
 /* A, B and C from such a directory into d (allocated here), after
  * checking that DIR/gemm.json describes d->p exactly (types, shapes,

@@ -6,6 +6,8 @@
 #include "run_gemm.h"
 
 #include <assert.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -758,6 +760,80 @@ static int path_of(char *buf, size_t n, const char *dir, const char *file)
 	return 0;
 }
 
+/* The files a save writes (sm_120a's SA.bin and SB.bin too). */
+static int save_file(const char *name)
+{
+	static const char *const ours[] = { DESC_NAME, "A.bin", "B.bin", "C.bin", "D.bin",
+					    "SA.bin", "SB.bin" };
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+		if (!strcmp(name, ours[i]))
+			return 1;
+	return 0;
+}
+
+int rg_save_dir_check(const char *dir)
+{
+	struct stat st;
+	char path[4096];
+
+	if (!dir || !*dir)
+		return rg_fail("--save needs a directory name (e.g. --save run1)");
+	if (stat(dir, &st)) {
+		if (errno != ENOENT)
+			return rg_fail("--save %s: %s", dir, strerror(errno));
+		/* a new directory: its parent must be there */
+		const char *slash = strrchr(dir, '/');
+		if (slash) {
+			size_t n = slash == dir ? 1 : (size_t)(slash - dir);
+			if (n >= sizeof path)
+				return rg_fail("--save %s: the path is too long", dir);
+			memcpy(path, dir, n);
+			path[n] = '\0';
+			if (stat(path, &st) || !S_ISDIR(st.st_mode))
+				return rg_fail("--save %s: %s is not a directory; make it first, or give a path whose parent exists",
+					       dir, path);
+		}
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return rg_fail("--save %s: not a directory; give a new or empty directory (a save writes gemm.json and A.bin .. D.bin)",
+			       dir);
+	/* an existing directory: empty, or an earlier save (its gemm.json in
+	 * one of the runner's formats) holding nothing but a save's files, so
+	 * that no file of the user's is replaced */
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return rg_fail("--save %s: %s", dir, strerror(errno));
+	struct dirent *e;
+	int foreign = 0, any = 0;
+	char first[256] = "";
+	while ((e = readdir(dp))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		any = 1;
+		if (!save_file(e->d_name) && !foreign++)
+			snprintf(first, sizeof first, "%s", e->d_name);
+	}
+	closedir(dp);
+	if (foreign)
+		return rg_fail("--save %s: the directory holds files a save does not write (%s); give a new or empty directory",
+			       dir, first);
+	if (!any)
+		return 0;
+	if (path_of(path, sizeof path, dir, DESC_NAME))
+		return -1;
+	FILE *f = fopen(path, "rb");
+	char head[256] = "";
+	size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+	if (f)
+		fclose(f);
+	head[n] = '\0';
+	if (!strstr(head, "\"format\": \"" DESC_FORMAT))
+		return rg_fail("--save %s: the directory has A.bin .. D.bin but no gemm.json of an earlier save; give a new or empty directory",
+			       dir);
+	return 0;
+}
+
 int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 {
 	const struct rg_problem *p = &d->p;
@@ -767,6 +843,8 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 	struct stat st;
 	int len;
 
+	if (rg_save_dir_check(dir))
+		return -1;
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
@@ -879,10 +957,21 @@ static int parse_string(struct jp *p, char **out)
 			char e = *p->s++;
 			const char *m = strchr(esc, e);
 			if (e == 'u') {
-				unsigned x;
-				if (sscanf(p->s, "%4x", &x) != 1 || x == 0 || x >= 0x80) {
+				/* exactly four hex digits (sscanf's %4x took fewer,
+				 * and the string's end with them) */
+				unsigned x = 0;
+				for (int d = 0; d < 4; d++) {
+					char h = p->s[d];
+					if (!isxdigit((unsigned char)h)) {
+						free(b);
+						return jerr(p, "\\u takes four hex digits");
+					}
+					x = x * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0'
+									   : (tolower((unsigned char)h) - 'a' + 10));
+				}
+				if (x == 0 || x >= 0x80) {
 					free(b);
-					return jerr(p, "\\u escape outside ASCII");
+					return jerr(p, "\\u escape outside ASCII (1 to 7f)");
 				}
 				p->s += 4;
 				c = (char)x;

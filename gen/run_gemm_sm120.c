@@ -380,6 +380,8 @@ int rg120_save(const char *dir, const struct rg120_data *d, const char *instruct
 	char json[4096];
 	int len;
 
+	if (rg_save_dir_check(dir))
+		return -1;
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))

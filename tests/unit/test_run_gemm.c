@@ -863,11 +863,53 @@ static void test_save_load(void)
 	snprintf(path, sizeof path, "%s/sub", dir);
 	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "C.file must be a file name"),
 	      "../C.bin: %s", rg_error());
+	/* \u with fewer than four hex digits, at the end of the text too
+	 * (the reader once took them, then stepped 4 bytes past the end) */
+	static const char *const short_u[] = { "{\"format\":\"\\u7\"}", "{\"format\":\"\\u7",
+					       "{\"format\":\"\\u00g1\"}" };
+	for (size_t i = 0; i < sizeof short_u / sizeof short_u[0]; i++) {
+		snprintf(path, sizeof path, "%s/sub/gemm.json", dir);
+		write_text(path, short_u[i]);
+		snprintf(path, sizeof path, "%s/sub", dir);
+		CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "four hex digits") &&
+		      !strchr(rg_error(), '\n'), "short \\u %zu: %s", i, rg_error());
+	}
 	snprintf(path, sizeof path, "%s/nothing", dir);
 	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "cannot open"), "no dir: %s", rg_error());
 	/* saving into a file is refused */
 	snprintf(path, sizeof path, "%s/sub/A.bin", dir);
 	CHECK(rg_save(path, &d, "tn") == -1, "save into a file accepted");
+	/* nothing of the user's is replaced: a directory with a file a save
+	 * does not write, or A.bin .. D.bin without a save's gemm.json, is
+	 * refused and left as it was; an earlier save is replaced; a new
+	 * directory needs its parent; all said before any run */
+	snprintf(path, sizeof path, "%s/mine", dir);
+	CHECK_EXPR(mkdir(path, 0777) == 0);
+	snprintf(path, sizeof path, "%s/mine/notes.txt", dir);
+	write_text(path, "keep");
+	snprintf(path, sizeof path, "%s/mine", dir);
+	CHECK(rg_save_dir_check(path) == -1 && strstr(rg_error(), "notes.txt") &&
+	      rg_save(path, &d, "tn") == -1, "a directory with a user's file: %s", rg_error());
+	snprintf(path, sizeof path, "%s/mine/A.bin", dir);
+	CHECK(access(path, F_OK) != 0, "a refused save wrote A.bin");
+	snprintf(path, sizeof path, "%s/mine/notes.txt", dir);
+	CHECK(slurp(path) && !strcmp(slurp(path), "keep"), "the user's file changed");
+	CHECK_EXPR(unlink(path) == 0);
+	snprintf(path, sizeof path, "%s/mine/A.bin", dir);
+	write_text(path, "mine too");
+	snprintf(path, sizeof path, "%s/mine", dir);
+	CHECK(rg_save(path, &d, "tn") == -1 && strstr(rg_error(), "no gemm.json of an earlier save"),
+	      "A.bin without a save's gemm.json: %s", rg_error());
+	snprintf(path, sizeof path, "%s/mine/A.bin", dir);
+	CHECK(slurp(path) && !strcmp(slurp(path), "mine too"), "the user's A.bin changed");
+	snprintf(path, sizeof path, "%s/resave", dir);
+	CHECK(rg_save(path, &d, "tn") == 0 && rg_save(path, &d, "tn") == 0,
+	      "saving over an earlier save: %s", rg_error());
+	snprintf(path, sizeof path, "%s/no/such", dir);
+	CHECK(rg_save_dir_check(path) == -1 && strstr(rg_error(), "make it first"), "no parent: %s",
+	      rg_error());
+	CHECK(rg_save_dir_check("") == -1 && strstr(rg_error(), "needs a directory name"),
+	      "empty --save: %s", rg_error());
 	rg_data_free(&d);
 
 	/* a mix: A and B have types of their own in the description */
