@@ -1414,10 +1414,6 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");
 		return 2;
 	}
-	if (o->save && o->load) {
-		fprintf(stderr, "mmagen: run gemm: --save writes a run's operands and --load reads them; give one of them, not both\n");
-		return 2;
-	}
 	/* a bad --save is said before the run, not after it (D would be lost) */
 	if (o->save && rg_save_dir_check(o->save))
 		return rg_said();
