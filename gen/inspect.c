@@ -588,6 +588,11 @@ mmagen_status mmagen_inspect_buffer(const void *data, size_t len, mmagen_inspect
 	} else if (len >= 4 && (r->copy[0] | r->copy[1] << 8 | r->copy[2] << 16 |
 				(uint32_t)r->copy[3] << 24) == FATBIN_MAGIC) {
 		read_fatbin(r, r->copy, len, NULL);
+		/* a fatbinary magic with nothing readable behind it is not a
+		 * fatbinary to report on: say why, as for any other file */
+		if (!r->nimg)
+			s = mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "a fatbinary magic, but %s",
+					     r->nnote ? r->note[r->nnote - 1] : "no entry in it");
 	} else if (looks_like_ptx(r->copy, len)) {
 		mmagen_inspect_image *im = add_image(r, MMAGEN_IMG_PTX, 0, "file", r->copy, len);
 		(void)im;

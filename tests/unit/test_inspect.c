@@ -224,6 +224,15 @@ static void test_containers(void)
 	CHECK(mmagen_inspect_buffer(NULL, 4, &r) == MMAGEN_INVALID_ARGUMENT, "NULL data");
 	CHECK(mmagen_inspect_buffer("garbage!", 8, &r) == MMAGEN_INVALID_ARGUMENT && !r,
 	      "not PTX/ELF/fatbin");
+	/* a fatbinary header that claims 2^40 bytes: refused with the reason,
+	 * not a report of nothing */
+	unsigned char hdr[16];
+	put(hdr, 0, 0xBA55ED50u, 4);
+	put(hdr, 4, 1, 2);
+	put(hdr, 6, 16, 2);
+	put(hdr, 8, 1ull << 40, 8);
+	CHECK(mmagen_inspect_buffer(hdr, sizeof hdr, &r) == MMAGEN_INVALID_ARGUMENT && !r &&
+	      strstr(mmagen_last_error(), "cut short"), "a cut-short fatbinary: %s", mmagen_last_error());
 	CHECK(mmagen_inspect_render(NULL, MMAGEN_FMT_TEXT, NULL, NULL) == MMAGEN_INVALID_ARGUMENT,
 	      "render NULL");
 }
