@@ -253,12 +253,29 @@ out:
 	return rc;
 }
 
-/* Both: the four files given, and no two outputs on one path. */
+/* Whether two paths name one existing file (through links too). */
+static int one_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Both: the four files given, and no output on an input (it would be
+ * replaced before a second run could read it again). */
 static int quant_prepare(const char *cmd, const struct quant_args *q,
 			 mmagen_quant_spec *s)
 {
 	if (!q->format || !q->in || !q->out || !q->scales)
 		return cli_fail(CLI_USAGE, "%s needs --format, --in, --out and --scales", cmd);
+	int de = !strcmp(cmd, "dequantize");
+	const char *in[2] = { q->in, de ? q->scales : NULL };
+	const char *out[2] = { q->out, de ? NULL : q->scales };
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (in[i] && out[j] && (!strcmp(in[i], out[j]) || one_file(in[i], out[j])))
+				return cli_fail(CLI_USAGE, "%s: %s %s is its input %s too, which it would replace; give %s another file",
+						cmd, j ? "--scales" : "--out", cli_quote(out[j]),
+						i ? "--scales" : "--in", j ? "--scales" : "--out");
 	return quant_spec_of(q, s);
 }
 

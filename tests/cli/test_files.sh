@@ -143,6 +143,13 @@ qfail 2 "'q.el' and './q.el' are one file" --out q.el --scales ./q.el
 ln -s keep.el link-el
 qfail 2 "'keep.el' and 'link-el' are one file" --out keep.el --scales link-el
 rm -f link-el
+# an output on the input: the input would be gone (directly or by a link)
+cp "$tmp/a.f32" in.f32
+ln -s in.f32 link-in
+qfail 2 "--out 'in.f32' is its input --in too" --in in.f32 --out in.f32 --scales q.sc
+qfail 2 "--scales 'link-in' is its input --in too" --in in.f32 --out q.el --scales link-in
+check 'cmp -s in.f32 "$tmp/a.f32"' "quantize replaced its input"
+rm -f link-in in.f32
 "$mm" $Q --out - --scales q.sc >"$tmp/out" 2>"$tmp/err"
 check '[ $? -eq 0 ] && [ "$(wc -c <"$tmp/out")" -eq 32 ] && [ "$(wc -c <q.sc)" -eq 1 ]' \
 	"quantize --out -: $(cat "$tmp/err")"
