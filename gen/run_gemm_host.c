@@ -1113,6 +1113,11 @@ static const struct jv *jget(const struct jv *o, const char *key)
 /* ---- load ---- */
 static int read_file(const char *path, size_t max, char **out, size_t *len)
 {
+	struct stat st;
+	/* a FIFO or a device would block the open or never end */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return rg_fail("--load: %s is not a regular file; give a directory that --save wrote",
+			       path);
 	FILE *f = fopen(path, "rb");
 	char *b = NULL;
 	size_t n = 0;

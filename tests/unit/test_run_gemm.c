@@ -876,6 +876,14 @@ static void test_save_load(void)
 	}
 	snprintf(path, sizeof path, "%s/nothing", dir);
 	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "cannot open"), "no dir: %s", rg_error());
+	/* a FIFO for gemm.json: refused at once (opening it would block) */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	CHECK_EXPR(mkdir(path, 0777) == 0);
+	snprintf(path, sizeof path, "%s/fifo/gemm.json", dir);
+	CHECK_EXPR(mkfifo(path, 0600) == 0);
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	CHECK(rg_load(path, &l, "tn") == -1 && strstr(rg_error(), "not a regular file"), "FIFO: %s",
+	      rg_error());
 	/* saving into a file is refused */
 	snprintf(path, sizeof path, "%s/sub/A.bin", dir);
 	CHECK(rg_save(path, &d, "tn") == -1, "save into a file accepted");
