@@ -216,8 +216,11 @@ static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 {
 	unsigned long x;
 	if (number(v, 64, &x) || !x)
-		return cli_fail(CLI_USAGE, "bad %s %s; give a number such as 4", opt->name,
-				cli_quote(v));
+		return cli_fail(CLI_USAGE, "bad %s %s; give %s", opt->name, cli_quote(v),
+				!strcmp(opt->name, "--cluster") ? "1 or 2 (CTAs sharing B)"
+				: !strcmp(opt->name, "--stages") ? "2 to 32 stages (shared memory allows fewer)"
+				: !strcmp(opt->name, "--group") ? "1 to 65535 tile rows"
+				: "a number such as 4");
 	*AT(dst, opt, unsigned) = (unsigned)x;
 	return 0;
 }

@@ -1414,6 +1414,11 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");
 		return 2;
 	}
+	if (o->d_scale != 1 && r.out != MMAGEN_E4M3 && r.out != MMAGEN_E5M2) {
+		fprintf(stderr, "mmagen: run gemm: --d-scale scales an FP8 D (--out e4m3 or e5m2); D here is %s: leave --d-scale out, or scale with --alpha\n",
+			mmagen_type_name(r.out));
+		return 2;
+	}
 	/* a bad --save is said before the run, not after it (D would be lost) */
 	if (o->save && rg_save_dir_check(o->save))
 		return rg_said();

@@ -49,6 +49,11 @@ refused 2 "needs --a, --b and --out" run gemm --a bf16 --b bf16 --m 8 --n 8 --k 
 refused 2 "bad --m '0'" $G --m 0 --n 8 --k 8
 refused 2 "bad --k '2147483648'" $G --m 8 --n 8 --k 2147483648
 refused 2 "bad --alpha 'inf'" $G --m 8 --n 8 --k 8 --alpha inf
+refused 2 "d-scale scales an FP8 D" $G --m 8 --n 8 --k 8 --d-scale 5
+refused 2 "bad --cluster '0'; give 1 or 2" $G --m 8 --n 8 --k 8 --cluster 0
+mkdir "$tmp/mine" && echo keep >"$tmp/mine/notes.txt"
+refused 1 "holds files a save does not write (notes.txt)" $G --m 8 --n 8 --k 8 --save "$tmp/mine"
+[ "$(ls "$tmp/mine")" = notes.txt ] && ok || ko "a refused --save wrote into the directory"
 refused 2 "bad --beta '1e39'" $G --m 8 --n 8 --k 8 --beta 1e39
 refused 2 "bad --alpha 'one'" $G --m 8 --n 8 --k 8 --alpha one
 refused 2 "bad --reps '0'" $G --m 8 --n 8 --k 8 --bench --reps 0
