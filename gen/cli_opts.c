@@ -303,9 +303,16 @@ static int set_scalar(const struct cli_opt *opt, const char *v, void *dst)
 {
 	char *end;
 	errno = 0;
-	double x = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(x) || fabs(x) > FLT_MAX)
+	/* decimal only, as the integer options: no blanks, no hex */
+	int plain = *v && !isspace((unsigned char)*v) && !strpbrk(v, "xX");
+	double x = plain ? strtod(v, &end) : 0;
+	if (!plain || end == v || *end || !isfinite(x) || fabs(x) > FLT_MAX ||
+	    (errno && errno != ERANGE))
 		return cli_fail(CLI_USAGE, "bad %s %s; give a finite f32 number such as 1.5",
+				opt->name, cli_quote(v));
+	/* below f32's smallest subnormal (1.4e-45) it would be 0 */
+	if (x != 0 ? (float)x == 0 : errno == ERANGE)
+		return cli_fail(CLI_USAGE, "%s %s is below the smallest f32 (1.4e-45); give 0 or a larger value",
 				opt->name, cli_quote(v));
 	*AT(dst, opt, float) = (float)x;
 	return 0;

@@ -201,10 +201,13 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 	if (req->path == MMAGEN_GEMM_PATH_WGMMA)
 		return mmagen_set_error(MMAGEN_TARGET,
 			"%s has no wgmma; its GEMM is the mma.sync path (--path mma.sync or none)", target);
-	if (req->split_k > 1 || req->cluster > 1)
+	if (req->split_k > 1)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
-			"the %s GEMM takes --split-k 1 and --cluster 1 (got %u and %u)", target,
-			req->split_k, req->cluster);
+			"the %s GEMM has no split-K; use --split-k 1 (got %u)", target, req->split_k);
+	if (req->cluster > 1)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"the %s GEMM runs one CTA per tile; use --cluster 1 (got %u)", target,
+			req->cluster);
 	g->path = MMAGEN_GEMM_PATH_MMA_SYNC;
 	g->acc = MMAGEN_F32;
 	g->bits = kind == MMAGEN_KIND_MXF4 || kind == MMAGEN_KIND_MXF4NVF4 ? 4 : 8;

@@ -1235,6 +1235,9 @@ int rg_load(const char *dir, struct rg_data *d, const char *layout)
 	size_t len;
 	int rc = -1;
 
+	if (!dir || !*dir)
+		return rg_fail("--load needs a directory that --save wrote (e.g. --load run1)");
+
 	if (path_of(path, sizeof path, dir, DESC_NAME) || read_file(path, 1 << 16, &text, &len))
 		return -1;
 	if (len > 1 << 16) {
