@@ -523,7 +523,7 @@ static const struct cli_opt options[] = {
 	FLAG("--bench", RG, "Run GEMM", rg.bench,
 	     "time the kernel with CUDA events, and cuBLASLt on the same problem when it is there"),
 	FN("--reps", "R", RG, "Run GEMM", set_reps, rg.reps, NULL,
-	   "--bench: timed launches, the median reported (default 30)"),
+	   "--bench and --tune: timed launches, the median reported (default 30)"),
 	STR("--save", NULL, "DIR", RG, "Run GEMM", rg.save,
 	    "write A, B, C, D (raw little-endian) and gemm.json describing them into DIR"),
 	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,

@@ -24,13 +24,14 @@
 #define WARMUP 5
 #define LT_WORKSPACE (32ull << 20)     /* cuBLAS's advice for Hopper */
 #define POISON 0xFFu                   /* NaN in every float type, -1 in s32 */
+#define RUN_REPS 30u                   /* timed launches without --reps */
 
 void run_gemm_opts_init(struct run_gemm_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->alpha = 1;
 	o->d_scale = 1;
-	o->reps = 30;
+	o->reps = 0;          /* not given: RUN_REPS for --bench and --tune */
 }
 
 static int rt_fail(const char *what)
@@ -1409,7 +1410,15 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	struct rg_data d = { 0 };
 	char what[256];
 	int rc;
+	struct run_gemm_opts given = *o;
 
+	if (given.reps && !given.bench && !given.tune) {
+		fprintf(stderr, "mmagen: run gemm: --reps counts the timed launches of --bench and --tune; give --bench, or leave --reps out\n");
+		return 2;
+	}
+	if (!given.reps)
+		given.reps = RUN_REPS;
+	o = &given;
 	if (!o->time_load && (!o->m || !o->n || !o->k)) {
 		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");
 		return 2;

@@ -54,6 +54,7 @@ refused 2 "bad --alpha ' 1.5'" $G --m 8 --n 8 --k 8 --alpha " 1.5"
 refused 2 "bad --beta '0x10'" $G --m 8 --n 8 --k 8 --beta 0x10
 refused 2 "below the smallest f32 (1.4e-45); give 0 or a larger value" $G --m 8 --n 8 --k 8 --alpha 1e-50
 refused 1 "--load needs a directory" $G --m 8 --n 8 --k 8 --load ""
+refused 2 "--reps counts the timed launches of --bench and --tune" $G --m 8 --n 8 --k 8 --reps 5
 refused 2 "bad --cluster '0'; give 1 or 2" $G --m 8 --n 8 --k 8 --cluster 0
 mkdir "$tmp/mine" && echo keep >"$tmp/mine/notes.txt"
 refused 1 "holds files a save does not write (notes.txt)" $G --m 8 --n 8 --k 8 --save "$tmp/mine"
