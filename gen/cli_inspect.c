@@ -70,11 +70,11 @@ static int run_tool(char *const argv[], const char *out, const char *err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* A whole file into *data; 0 or -1 (errno set). */
 /* The most inspect reads: a whole libcublasLt.so is about 500 MB; an
  * endless input (/dev/zero, `yes |`) stops here with EFBIG. */
 #define INSPECT_MAX (1024u * 1024u * 1024u)
 
+/* A whole file into *data; 0 or -1 (errno set). */
 static int slurp(FILE *f, char **data, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0, got;
@@ -84,7 +84,7 @@ static int slurp(FILE *f, char **data, size_t *len)
 		return -1;
 	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
-		if (n > INSPECT_MAX) {
+		if (n + 1 == cap && cap >= INSPECT_MAX) {   /* no doubling past it */
 			free(buf);
 			errno = EFBIG;
 			return -1;

@@ -1413,7 +1413,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 	struct run_gemm_opts given = *o;
 
 	if (given.reps && !given.bench && !given.tune) {
-		fprintf(stderr, "mmagen: run gemm: --reps counts the timed launches of --bench and --tune; give --bench, or leave --reps out\n");
+		fprintf(stderr, "mmagen: run gemm: --reps counts the timed launches of --bench and --tune; give one of them, or leave --reps out\n");
 		return 2;
 	}
 	if (!given.reps)
@@ -1429,7 +1429,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		return 2;
 	}
 	/* a bad --save is said before the run, not after it (D would be lost) */
-	if (o->save && rg_save_dir_check(o->save))
+	if (o->save && !o->time_load && rg_save_dir_check(o->save))
 		return rg_said();
 	/* without --arch: the request is checked for sm_90a, the target the
 	 * generator has (sm_120a for block-scaled and FP6/FP4 requests, the

@@ -43,7 +43,8 @@ struct run_gemm_opts {
 	float alpha, beta;       /* the kernel takes f32: parsed, then rounded */
 	float d_scale;           /* FP8 D's scale (default 1) */
 	int check, bench;
-	unsigned reps;           /* --bench: timed launches (median) */
+	unsigned reps;           /* --bench, --tune: timed launches (median);
+				  * 0: not given (30) */
 	const char *save, *load; /* directories, or NULL */
 	int tune;                /* --tune: try rg_tune_candidates, remember the best */
 	int time_load;           /* --time-load: generation, cold JIT, warm load */

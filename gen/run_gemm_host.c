@@ -781,8 +781,14 @@ int rg_save_dir_check(const char *dir)
 	if (stat(dir, &st)) {
 		if (errno != ENOENT)
 			return rg_fail("--save %s: %s", dir, strerror(errno));
-		/* a new directory: its parent must be there */
-		const char *slash = strrchr(dir, '/');
+		/* a new directory: its parent must be there ("out/": out's) */
+		size_t end = strlen(dir);
+		while (end > 1 && dir[end - 1] == '/')
+			end--;
+		const char *slash = NULL;
+		for (size_t i = 0; i < end; i++)
+			if (dir[i] == '/')
+				slash = dir + i;
 		if (slash) {
 			size_t n = slash == dir ? 1 : (size_t)(slash - dir);
 			if (n >= sizeof path)
@@ -822,14 +828,15 @@ int rg_save_dir_check(const char *dir)
 		return 0;
 	if (path_of(path, sizeof path, dir, DESC_NAME))
 		return -1;
-	FILE *f = fopen(path, "rb");
+	/* (a FIFO or device named gemm.json would block the open) */
+	FILE *f = !stat(path, &st) && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
 	char head[256] = "";
 	size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
 	if (f)
 		fclose(f);
 	head[n] = '\0';
 	if (!strstr(head, "\"format\": \"" DESC_FORMAT))
-		return rg_fail("--save %s: the directory has A.bin .. D.bin but no gemm.json of an earlier save; give a new or empty directory",
+		return rg_fail("--save %s: the directory holds no gemm.json of an earlier save (a save cut short leaves none) beside files a save writes; give a new or empty directory, or remove those files",
 			       dir);
 	return 0;
 }
@@ -855,6 +862,13 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 		return -1;
 	if (unlink(path) && errno != ENOENT)
 		return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
+	/* an earlier sm_120a save's scales are not this save's */
+	for (int i = 0; i < 2; i++) {
+		if (path_of(path, sizeof path, dir, i ? "SB.bin" : "SA.bin"))
+			return -1;
+		if (unlink(path) && errno != ENOENT)
+			return rg_fail("--save: cannot remove %s: %s", path, strerror(errno));
+	}
 	describe(p, o);
 	for (int i = 0; i < 4; i++) {
 		snprintf(file, sizeof file, "%c.bin", o[i].name);

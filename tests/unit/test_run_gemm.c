@@ -916,6 +916,15 @@ static void test_save_load(void)
 	snprintf(path, sizeof path, "%s/no/such", dir);
 	CHECK(rg_save_dir_check(path) == -1 && strstr(rg_error(), "make it first"), "no parent: %s",
 	      rg_error());
+	snprintf(path, sizeof path, "%s/new//", dir);
+	CHECK(rg_save_dir_check(path) == 0, "a new directory with a trailing slash: %s", rg_error());
+	/* over an earlier save with scales (sm_120a's): they go */
+	snprintf(path, sizeof path, "%s/resave/SA.bin", dir);
+	write_text(path, "scales");
+	snprintf(path, sizeof path, "%s/resave", dir);
+	CHECK(rg_save(path, &d, "tn") == 0, "saving over a save with scales: %s", rg_error());
+	snprintf(path, sizeof path, "%s/resave/SA.bin", dir);
+	CHECK(access(path, F_OK) != 0, "an earlier save's SA.bin stayed");
 	CHECK(rg_save_dir_check("") == -1 && strstr(rg_error(), "needs a directory name"),
 	      "empty --save: %s", rg_error());
 	rg_data_free(&d);
