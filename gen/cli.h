@@ -53,6 +53,8 @@ struct cli_opt {
 				       * ends with a NULL name */
 	cli_fn *fn;                  /* CLI_FN */
 	const char *help;            /* one sentence, no final period */
+	const char *legal;           /* CLI_FN counts: the values to suggest
+				      * when one is malformed ("1 or 2") */
 };
 
 /* One row of the command table.  name is one or two words. */

@@ -217,10 +217,7 @@ static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 	unsigned long x;
 	if (number(v, 64, &x) || !x)
 		return cli_fail(CLI_USAGE, "bad %s %s; give %s", opt->name, cli_quote(v),
-				!strcmp(opt->name, "--cluster") ? "1 or 2 (CTAs sharing B)"
-				: !strcmp(opt->name, "--stages") ? "2 to 32 stages (shared memory allows fewer)"
-				: !strcmp(opt->name, "--group") ? "1 to 65535 tile rows"
-				: "a number such as 4");
+				opt->legal ? opt->legal : "a number such as 4");
 	*AT(dst, opt, unsigned) = (unsigned)x;
 	return 0;
 }
@@ -380,6 +377,11 @@ static const struct cli_value gemm_fmt_vals[] = {
 #define FN(nm, mv, cm, grp, f, field, v, h) { .name = nm, .arg = mv, .cmds = cm, \
 	.group = grp, .kind = CLI_FN, .fn = f, .off = AT_(field), .vals = v, .help = h }
 
+/* a positive count, and the values to suggest when it is malformed */
+#define COUNT(nm, mv, cm, grp, field, legal_, h) { .name = nm, .arg = mv, .cmds = cm, \
+	.group = grp, .kind = CLI_FN, .fn = set_count, .off = AT_(field), .legal = legal_, \
+	.help = h }
+
 #define TYPES "f64 f32 tf32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 s32 s8 u8 s4 u4 b1, " \
 	"or an alias (fp16, half, bfloat16, float8_e4m3fn, int8, uint4, ...)"
 
@@ -480,13 +482,13 @@ static const struct cli_opt options[] = {
 	      "column-major (K x N)"),
 	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
 	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
-	FN("--stages", "S", GEMM, "GEMM", set_count, gemm.stages, NULL,
+	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
 	   "rows up to 12, 16-bit 128x256 tiles 3; mma.sync 4, with 8 warps up to 6; run gemm on "
 	   "the mma.sync path takes up to 16 when the tiles are fewer than the SMs)"),
-	FN("--cluster", "1|2", GEMM, "GEMM", set_count, gemm.cluster, NULL,
+	COUNT("--cluster", "1|2", GEMM, "GEMM", gemm.cluster, "1 or 2 (CTAs sharing B)",
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path and layouts nt, tt)"),
-	FN("--group", "G", GEMM, "GEMM", set_count, gemm.group, NULL,
+	COUNT("--group", "G", GEMM, "GEMM", gemm.group, "1 to 65535 tile rows",
 	   "tile rows walked together for L2 reuse (default 8)"),
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
 	      "the kernel: wgmma + TMA (sm_90a's default) or mma.sync + ldmatrix + cp.async "

@@ -261,13 +261,13 @@ static int one_file(const char *a, const char *b)
 }
 
 /* Both: the four files given, and no output on an input (it would be
- * replaced before a second run could read it again). */
-static int quant_prepare(const char *cmd, const struct quant_args *q,
+ * replaced before a second run could read it again); dequantize reads
+ * --scales, quantize writes it. */
+static int quant_prepare(const char *cmd, int de, const struct quant_args *q,
 			 mmagen_quant_spec *s)
 {
 	if (!q->format || !q->in || !q->out || !q->scales)
 		return cli_fail(CLI_USAGE, "%s needs --format, --in, --out and --scales", cmd);
-	int de = !strcmp(cmd, "dequantize");
 	const char *in[2] = { q->in, de ? q->scales : NULL };
 	const char *out[2] = { q->out, de ? NULL : q->scales };
 	for (int i = 0; i < 2; i++)
@@ -282,7 +282,7 @@ static int quant_prepare(const char *cmd, const struct quant_args *q,
 int cmd_quantize(struct opts *o)
 {
 	mmagen_quant_spec s;
-	int rc = quant_prepare("quantize", &o->q, &s);
+	int rc = quant_prepare("quantize", 0, &o->q, &s);
 
 	if (rc)
 		return rc;
@@ -295,7 +295,7 @@ int cmd_quantize(struct opts *o)
 int cmd_dequantize(struct opts *o)
 {
 	mmagen_quant_spec s;
-	int rc = quant_prepare("dequantize", &o->q, &s);
+	int rc = quant_prepare("dequantize", 1, &o->q, &s);
 
 	if (rc)
 		return rc;

@@ -196,6 +196,11 @@ int rg_verify(const struct rg_data *d, struct rg_verdict *v);
  * (whose parent exists), an empty one, or an earlier save holding only a
  * save's files; 0 or -1 with rg_error(). */
 int rg_save_dir_check(const char *dir);
+/* That check, then the directory made if missing and the files of an
+ * earlier save that this one does not replace removed (its gemm.json
+ * first; SA.bin and SB.bin unless this save has scales): what rg_save
+ * and rg120_save do first.  0 or -1 with rg_error(). */
+int rg_save_begin(const char *dir, int scales);
 int rg_save(const char *dir, const struct rg_data *d, const char *layout);
 /* A, B and C from such a directory into d (allocated here), after
  * checking that DIR/gemm.json describes d->p exactly (types, shapes,

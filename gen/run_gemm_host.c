@@ -841,14 +841,10 @@ int rg_save_dir_check(const char *dir)
 	return 0;
 }
 
-int rg_save(const char *dir, const struct rg_data *d, const char *layout)
+int rg_save_begin(const char *dir, int scales)
 {
-	const struct rg_problem *p = &d->p;
-	const void *data[4] = { d->a, d->b, d->c, d->d };
-	struct operand_desc o[4];
-	char path[4096], file[8], json[4096];
 	struct stat st;
-	int len;
+	char path[4096];
 
 	if (rg_save_dir_check(dir))
 		return -1;
@@ -856,19 +852,31 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout)
 		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return rg_fail("--save %s: not a directory", dir);
-	/* the old description goes first and the new one is written last: a
-	 * save cut short leaves no gemm.json over mismatched operands */
-	if (path_of(path, sizeof path, dir, DESC_NAME))
-		return -1;
-	if (unlink(path) && errno != ENOENT)
-		return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
-	/* an earlier sm_120a save's scales are not this save's */
-	for (int i = 0; i < 2; i++) {
-		if (path_of(path, sizeof path, dir, i ? "SB.bin" : "SA.bin"))
+	/* the old description goes first and the new one is written last (a
+	 * save cut short leaves no gemm.json over mismatched operands); an
+	 * earlier block-scaled save's scales go when this save has none */
+	const char *stale[3] = { DESC_NAME, scales ? NULL : "SA.bin", scales ? NULL : "SB.bin" };
+	for (int i = 0; i < 3; i++) {
+		if (!stale[i])
+			continue;
+		if (path_of(path, sizeof path, dir, stale[i]))
 			return -1;
 		if (unlink(path) && errno != ENOENT)
-			return rg_fail("--save: cannot remove %s: %s", path, strerror(errno));
+			return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
 	}
+	return 0;
+}
+
+int rg_save(const char *dir, const struct rg_data *d, const char *layout)
+{
+	const struct rg_problem *p = &d->p;
+	const void *data[4] = { d->a, d->b, d->c, d->d };
+	struct operand_desc o[4];
+	char path[4096], file[8], json[4096];
+	int len;
+
+	if (rg_save_begin(dir, 0))
+		return -1;
 	describe(p, o);
 	for (int i = 0; i < 4; i++) {
 		snprintf(file, sizeof file, "%c.bin", o[i].name);

@@ -8,13 +8,10 @@
 #include "run_gemm.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #define PAD 0xFFu            /* scale padding: NaN in ue8m0 and ue4m3 */
 #define ELEM_MAX 8.0         /* |A|, |B| <= 8 */
@@ -376,28 +373,11 @@ static const char *container(const struct rg120_problem *p, mmagen_type t)
 int rg120_save(const char *dir, const struct rg120_data *d, const char *instruction)
 {
 	const struct rg120_problem *p = &d->p;
-	struct stat st;
 	char json[4096];
 	int len;
 
-	if (rg_save_dir_check(dir))
+	if (rg_save_begin(dir, p->block != 0))
 		return -1;
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return rg_fail("--save %s: cannot make the directory: %s", dir, strerror(errno));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return rg_fail("--save %s: not a directory", dir);
-	/* the old description goes first and the new one is written last (a
-	 * save cut short leaves no gemm.json over mismatched operands); scales
-	 * of an earlier block-scaled save go when this one has none */
-	const char *stale[3] = { "gemm.json", p->block ? NULL : "SA.bin", p->block ? NULL : "SB.bin" };
-	for (int i = 0; i < 3; i++) {
-		char path[4200];
-		if (!stale[i])
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, stale[i]);
-		if (unlink(path) && errno != ENOENT)
-			return rg_fail("--save: cannot replace %s: %s", path, strerror(errno));
-	}
 	if (save_one(dir, "A.bin", d->a, rg120_bytes(p, RG120_A)) ||
 	    save_one(dir, "B.bin", d->b, rg120_bytes(p, RG120_B)) ||
 	    (p->block && (save_one(dir, "SA.bin", d->sa, rg120_bytes(p, RG120_SA)) ||
