@@ -241,6 +241,7 @@ _mmagen()
 		--stages) COMPREPLY=();;
 		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
 		--group) COMPREPLY=();;
+		--promote) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
 		--problem) COMPREPLY=();;
@@ -248,7 +249,7 @@ _mmagen()
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --path --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --promote --path --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
@@ -265,6 +266,7 @@ _mmagen()
 		--stages) COMPREPLY=();;
 		--cluster) COMPREPLY=($(compgen -W "1 2" -- "$cur"));;
 		--group) COMPREPLY=();;
+		--promote) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--split-k) COMPREPLY=();;
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
@@ -277,7 +279,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --path --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --promote --path --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

@@ -215,7 +215,7 @@ static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
 static int set_count(const struct cli_opt *opt, const char *v, void *dst)
 {
 	unsigned long x;
-	if (number(v, 64, &x) || !x)
+	if (number(v, 1u << 20, &x) || !x)     /* the generator checks the range */
 		return cli_fail(CLI_USAGE, "bad %s %s; give %s", opt->name, cli_quote(v),
 				opt->legal ? opt->legal : "a number such as 4");
 	*AT(dst, opt, unsigned) = (unsigned)x;
@@ -490,6 +490,10 @@ static const struct cli_opt options[] = {
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path and layouts nt, tt)"),
 	COUNT("--group", "G", GEMM, "GEMM", gemm.group, "1 to 65535 tile rows",
 	   "tile rows walked together for L2 reuse (default 8)"),
+	COUNT("--promote", "K", GEMM, "GEMM", gemm.promote_k, "128, 256, 512 or 1024 elements of K",
+	   "sm_90a FP8: K elements between promotions of wgmma's partial sums (kept at the "
+	   "tensor cores' reduced precision) into the f32 accumulator; longer is faster and "
+	   "less precise (default 128, as DeepGEMM and CUTLASS)"),
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
 	      "the kernel: wgmma + TMA (sm_90a's default) or mma.sync + ldmatrix + cp.async "
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),

@@ -130,6 +130,9 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm: a target is required (--arch sm_90a)");
 	if (r->path > MMAGEN_GEMM_PATH_MMA_SYNC)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "gemm path is wgmma or mma.sync");
+	if (r->promote_k && (is_sm120(r) || is_mma_sync(r)))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"--promote is the sm_90a wgmma path's (mma.sync adds each instruction's FP8 products into its f32 accumulator); leave it out");
 	if (is_sm120(r))
 		return gemm_plan_sm120(r, g);
 	if (r->quant || r->kind)
@@ -222,7 +225,8 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->stype = g->stype;
 	i->scale_block = g->scale_block;
 	i->split_workspace = (unsigned)g->split_ws;
-	i->fp8_promote = g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->promote;
+	i->fp8_promote = g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->promote ?
+			  g->promote_every * g->bk : 0;
 	if (is_sm120(&g->req)) {
 		/* packed e2m1 (mxf4, mxf4nvf4) or byte containers */
 		i->elem_bits_a = i->elem_bits_b = g->bits;
@@ -288,6 +292,8 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n",
 	      i->block[0], i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2],
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);
+	if (i->fp8_promote)
+		emitf(b, "  \"promote_k\": $u,\n", i->fp8_promote);
 	emitf(b, "  \"params\": [\n"
 		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
 		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
@@ -386,6 +392,9 @@ static void header_id(const struct gemm_plan *g, const mmagen_gemm_info *i, char
 		snprintf(id + len, n - (size_t)len, "_c%u_g%u_splitauto", i->cluster[0], g->group);
 	else
 		snprintf(id + len, n - (size_t)len, "_c%u_g%u", i->cluster[0], g->group);
+	len = (int)strlen(id);
+	if (g->promote && g->promote_every > 1)    /* --promote beyond one K block */
+		snprintf(id + len, n - (size_t)len, "_p%u", g->promote_every * g->bk);
 }
 
 /* The .entry's parameters from the PTX: tensor maps (".align 64 .b8

@@ -14,6 +14,7 @@ struct gemm_plan {
 	unsigned mma_k;             /* K of one instruction */
 	unsigned stages, group, cluster;
 	int promote;                /* FP8: per-K-block partial sums added in f32 */
+	unsigned promote_every;     /* ... every this many K blocks (a power of 2) */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned d_stage;           /* bytes of D's staging for tensor stores */
 	unsigned d_bufs;            /* its 64-row chunk buffers per warpgroup */

@@ -131,6 +131,25 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	if (g->bn % 16 || g->bn < 16 || g->bn > 256)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"tile N is a multiple of 16 from 16 to 256 (wgmma's N), not %u", g->bn);
+	/* FP8: the partial sums join f32 every promote_k elements of K (a
+	 * power-of-two number of K blocks) */
+	g->promote_every = 1;
+	if (req->promote_k) {
+		unsigned kb = req->promote_k / g->bk;
+		if (!g->promote)
+			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+				"--promote applies to FP8 A and B (wgmma's e4m3/e5m2 partial sums keep fewer bits), not %s; leave it out",
+				mmagen_type_name(req->a));
+		if (req->promote_k % g->bk || kb & (kb - 1) || kb > 8 || !kb) {
+			unsigned near = 1;            /* the power of two at or below */
+			while (near < 8 && 2 * near <= kb)
+				near *= 2;
+			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+				"--promote is the K block (%u elements) times 1, 2, 4 or 8, not %u; use %u",
+				g->bk, req->promote_k, near * g->bk);
+		}
+		g->promote_every = kb;
+	}
 	if (g->promote && g->bn > 192)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"FP8 tiles keep two accumulators (wgmma's partial sums and the f32 sums): tile N is at most 192, not %u",
@@ -784,14 +803,31 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_header(kb_buf(&kb), g->req.target, v < 80 ? 80 : v);
 	kreg da = kb_slot_reg(&kb, "da", K_B64), db = kb_slot_reg(&kb, "db", K_B64);
 	kreg accumulate = kb_slot_reg(&kb, "accumulate", K_PRED);
-	kreg always = kb_reg(&kb, K_PRED), never = kb_reg(&kb, K_PRED);
+	kreg always = kb_reg(&kb, K_PRED);
 	kreg acc = tile_find_op(&in, "d")->reg;
 	e.row = kb_slot_reg(&kb, "row", K_B32);
 	e.col = kb_slot_reg(&kb, "col", K_B32);
 	kb_at(&kb, "epilogue_setup");
 	emit_epilogue_setup(&kb, &e);
-	ke(&kb, "\tsetp.eq.u32 $r, 0, 0;\n\tsetp.ne.u32 $r, 0, 0;\n", always, never);
+	ke(&kb, "\tsetp.eq.u32 $r, 0, 0;\n", always);
 	kb_flag(&kb, "promote", g->promote);
+	kb_set(&kb, "promote_mask", "$u", g->promote_every - 1);
+	kb_set(&kb, "promote_every", "$u", g->promote_every);
+	kb_flag(&kb, "promote_interval", g->promote_every > 1);
+	kb_set(&kb, "promote_half", "$u", g->promote_every / 2);
+	/* a consumer warp hands stage %t / 8 back to the producer(s) */
+	kb_set(&kb, "release", "$s", g->cluster == 2 ?
+	       "\tadd.u32 %bar, %empty, %t;\n"
+	       "\t// both CTAs' producers write this stage: release it in both\n"
+	       "\t// (at CTA scope, as CUTLASS does: the stage was only read, by\n"
+	       "\t// wgmma, and wait_group has seen those reads finish; a cluster-\n"
+	       "\t// scope release fences every store in flight and cost 30% here)\n"
+	       "\tmapa.shared::cluster.u32 %x, %bar, 0;\n"
+	       "\tmbarrier.arrive.shared::cluster.b64 _, [%x];\n"
+	       "\tmapa.shared::cluster.u32 %x, %bar, 1;\n"
+	       "\tmbarrier.arrive.shared::cluster.b64 _, [%x];\n" :
+	       "\tadd.u32 %bar, %empty, %t;\n"
+	       "\tmbarrier.arrive.shared::cta.b64 _, [%bar];\n");
 	kb_at(&kb, "tile_start");
 	if (g->promote) {
 		kreg sums = kb_regs(&kb, K_F32, acc.n);
@@ -799,7 +835,7 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 		acc = sums;
 	}
 	kb_at(&kb, "mma");
-	emit_kblock(&kb, g, &in, da, db, g->promote ? never : accumulate, always);
+	emit_kblock(&kb, g, &in, da, db, accumulate, always);
 	kb_at(&kb, "epilogue");
 	emit_epilogue(&kb, g, &e, acc);
 	kb_flag(&kb, "split", g->split_kernel);

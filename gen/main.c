@@ -200,6 +200,7 @@ static int gemm_request(const struct opts *o, const char *cmd, int need_arch,
 	r->stages = o->gemm.stages;
 	r->cluster = o->gemm.cluster;
 	r->group = o->gemm.group;
+	r->promote_k = o->gemm.promote_k;
 	r->path = o->gemm.path;
 	r->split_k = o->gemm.split_k;
 	r->quant = o->gemm.quant;

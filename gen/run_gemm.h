@@ -79,6 +79,8 @@ struct rg_problem {
 	int acc_f16;             /* the kernel accumulates in f16 (--acc f16) */
 	float d_scale;           /* e4m3/e5m2 D: D = satfinite(d_scale * (alpha
 				  * A * B + beta * C)); 1 (and unused) else */
+	unsigned promote_k;      /* FP8 on sm_90a: K elements per promotion of
+				  * the partial sums (--promote); 0: 128 */
 };
 
 struct rg_data {

@@ -508,10 +508,13 @@ double rg_half_ulp(mmagen_type t, double x)
  *                                 addition; the tensor cores' adders may
  *                                 truncate, not round; with f16
  *                                 accumulation u = 2^-11 here)
- *                <= RG_FP8_ACC * P + K * 2u * P   (e4m3, e5m2: wgmma's
+ *                <= L * RG_FP8_ACC * P + K * 2u * P   (e4m3, e5m2: wgmma's
  *                                 partial sums keep fewer bits, measured
  *                                 up to 6.6e-4 P at K = 32 on the H200;
- *                                 the kernel adds each K block into f32)
+ *                                 the kernel adds them into f32 every K
+ *                                 block of 128, or every L of them with
+ *                                 --promote 128 L: each chained block
+ *                                 can add its own error)
  *                <= u * P        (s8, u8: the s32 sum is exact, |acc| <=
  *                                 P; one rounding to f32)
  *   |v - alpha*acc| <= u * |alpha| * (P + that)
@@ -536,7 +539,8 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 		acc_err = u * sum_abs;
 		break;
 	case RG_FP8:
-		acc_err = RG_FP8_ACC * sum_abs + (double)p->k * 2 * u * sum_abs;
+		acc_err = (p->promote_k > 128 ? p->promote_k / 128 : 1) * RG_FP8_ACC * sum_abs +
+			  (double)p->k * 2 * u * sum_abs;
 		break;
 	default:
 		/* f16 accumulation: the same bound with f16's u = 2^-11 */

@@ -753,6 +753,10 @@ typedef struct mmagen_gemm_request {
 			       * the one the types and quant name (e2m1 x
 			       * e2m1 mxfp4 may take MMAGEN_KIND_MXF4NVF4 or
 			       * _MXF8F6F4 instead of _MXF4) */
+	unsigned promote_k;   /* sm_90a FP8: K elements between promotions of
+			       * wgmma's partial sums into the f32 accumulator,
+			       * the K block (128) times a power of two up to
+			       * 1024; 0: 128 */
 } mmagen_gemm_request;
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
@@ -824,9 +828,10 @@ typedef struct mmagen_gemm_info {
 	unsigned scale_block;
 	/* The mma.sync path's split-K through a workspace (above). */
 	unsigned split_workspace;
-	/* 1: FP8 inputs on the wgmma path, whose partial sums join an f32
-	 * accumulator every K block (mmagen_gemm_split_for's cost model
-	 * counts the wait before each promotion). */
+	/* FP8 inputs on the wgmma path: the K elements after which the
+	 * partial sums join an f32 accumulator (128, one K block, or the
+	 * request's promote_k; mmagen_gemm_split_for's cost model counts the
+	 * wait before each promotion); 0 for other kernels. */
 	unsigned fp8_promote;
 } mmagen_gemm_info;
 

@@ -77,6 +77,18 @@ refused 1 "gemm writes D as s32 or f32" run gemm --a s8 --b s8 --out bf16 --m 8 
 refused 1 "gemm takes A and B as" run gemm --a s8 --b bf16 --out bf16 --m 8 --n 8 --k 8
 refused 1 "cluster is 1 or 2" $G --m 8 --n 8 --k 8 --cluster 4
 refused 1 "gemm runs on sm_90a" $G --arch sm_100a --m 8 --n 8 --k 8
+# FP8's promotion interval: K blocks of 128 times a power of two up to 8
+F8="run gemm --a e4m3 --b e4m3 --out bf16 --arch sm_90a --m 8 --n 8 --k 128"
+refused 1 "not 384; use 256" $F8 --promote 384
+refused 1 "not 100; use 128" $F8 --promote 100
+refused 1 "not 4096; use 1024" $F8 --promote 4096
+refused 2 "bad --promote '0'" $F8 --promote 0
+refused 1 "applies to FP8 A and B.*not bf16; leave it out" $G --arch sm_90a --m 8 --n 8 --k 8 --promote 256
+refused 1 "--promote is the sm_90a wgmma path's" run gemm --a e4m3 --b e4m3 --out bf16 --arch sm_89 --m 8 --n 8 --k 128 --promote 256
+accepted $F8 --promote 512
+# --group takes 1 to 65535 tile rows (100 was refused as malformed)
+accepted $G --arch sm_90a --m 8 --n 8 --k 8 --group 100
+refused 1 "group 70000 is out of range; use 1 to 65535 tile rows" $G --arch sm_90a --m 8 --n 8 --k 8 --group 70000
 # 4-bit operands: K a multiple of 32 (two a byte, 16-byte chunks), K-major
 # only (the generator says so), no wgmma form; a right request goes on
 refused 1 "A: s4 packs two elements a byte.*K must be a multiple of 32: use K = 32$" \

@@ -123,16 +123,24 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	strncat(path, ".log", sizeof path - strlen(path) - 1);
 	/* ptxas says C7508 when it ignores setmaxnreg (no register count at
 	 * entry): the consumers would then run without their registers */
+	/* and C7518 when it serializes the wgmma (waits for each one before
+	 * the next: a fraction of the tensor cores' speed) */
 	char line[512];
-	int ignored = 0;
+	int ignored = 0, serial = 0;
 	if ((fp = fopen(path, "r"))) {
-		while (fgets(line, sizeof line, fp))
+		while (fgets(line, sizeof line, fp)) {
 			ignored |= strstr(line, "C7508") != NULL;
+			serial |= strstr(line, "C7518") != NULL;
+		}
 		fclose(fp);
 	}
 	unlink(path);
 	if (ignored) {
 		printf("FAIL: %s: ptxas ignored setmaxnreg (C7508)\n", what);
+		return 1;
+	}
+	if (serial) {
+		printf("FAIL: %s: ptxas serialized the wgmma (C7518)\n", what);
 		return 1;
 	}
 	return 0;
@@ -253,6 +261,48 @@ static void check_split_tile_m(const char *ptxas, const char *dir)
 	      strstr(mmagen_last_error(), "K-major A"), "nn with tile M 16: refused with the rule");
 }
 
+/* FP8 promotion every 2, 4 or 8 K blocks: with 2-CTA clusters or not,
+ * a small tile, split-K; K that is not such a multiple is refused, and so
+ * is --promote for a type that has nothing to promote. */
+static void check_promote(const char *ptxas, const char *dir)
+{
+	static const struct { mmagen_type a, b; unsigned k, tile_m, tile_n, cluster, split; const char *refusal; } vs[] = {
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 256, 0, 0, 2, 0, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E5M2, 512, 0, 128, 1, 0, NULL },
+		{ MMAGEN_E5M2, MMAGEN_E5M2, 1024, 64, 192, 1, 0, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 256, 0, 0, 1, 3, NULL },
+		{ MMAGEN_E5M2, MMAGEN_E4M3, 512, 0, 64, 2, MMAGEN_GEMM_SPLIT_AUTO, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 384, 0, 0, 2, 0, "use 256" },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 2048, 0, 0, 2, 0, "use 1024" },
+		{ MMAGEN_BF16, MMAGEN_BF16, 256, 0, 0, 2, 0, "FP8 A and B" },
+	};
+	char what[200];
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		mmagen_gemm_request r;
+		mmagen_gemm_request_init(&r);
+		mmagen_target_parse("sm_90a", &r.target);
+		r.a = vs[i].a;
+		r.b = vs[i].b;
+		r.out = MMAGEN_BF16;
+		r.promote_k = vs[i].k;
+		r.tile_m = vs[i].tile_m;
+		r.tile_n = vs[i].tile_n;
+		r.cluster = vs[i].cluster;
+		r.split_k = vs[i].split;
+		snprintf(what, sizeof what, "gemm %s x %s, promote every %u, tile %ux%u, cluster %u, split %u",
+			 mmagen_type_name(r.a), mmagen_type_name(r.b), r.promote_k, r.tile_m,
+			 r.tile_n, r.cluster, r.split_k);
+		if (vs[i].refusal) {
+			mmagen_gemm_info info = { .size = sizeof info };
+			CHECK(mmagen_gemm_info_of(&r, &info) == MMAGEN_INVALID_ARGUMENT &&
+			      strstr(mmagen_last_error(), vs[i].refusal),
+			      "%s: refused with '%s' (got '%s')", what, vs[i].refusal, mmagen_last_error());
+			continue;
+		}
+		CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+	}
+}
+
 /* What mmagen_gemm_choose picks for small and large problems (the
  * stages and split it sets: 12-stage 64-row tiles on sm_90a, 16-stage
  * mma.sync tiles split through a workspace) assembles too. */
@@ -299,6 +349,7 @@ int main(int argc, char **argv)
 	check_sm90_more(argv[1], argv[2]);
 	check_split_tile_m(argv[1], argv[2]);
 	check_chosen(argv[1], argv[2]);
+	check_promote(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {
