@@ -469,15 +469,21 @@ struct timing {
 	int gaps;                    /* the host fell behind the GPU */
 };
 
-/* WARMUP launches, then `reps` launches back to back over the sets, an
- * event between each two, their times into ms[0 .. reps-1].  A memset of
- * `blocker` bytes goes first, so the GPU is busy while the host queues the
- * timed launches: each interval is then one kernel on a full queue, not
- * the host's launch latency.  If the host still fell behind, *gaps is set. */
-static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t blocker,
-		 uint64_t blocker_bytes, float *ms, int *gaps)
+/* WARMUP launches of each kernel, then `reps` launches of launch (or, with
+ * a second kernel, 2 x reps alternating: launch, other, launch, ...) back
+ * to back, an event between each two, the times into ms[] (and the
+ * other's into oms[]).  Launch i uses operand set i % sets: no launch
+ * finds the previous one's operands in L2.  Alternating launch by launch
+ * keeps a drifting clock (the GPU's power and temperature) from favouring
+ * either kernel.  A memset of `blocker` bytes goes first, so the GPU is
+ * busy while the host queues the timed launches: each interval is then
+ * one kernel on a full queue, not the host's launch latency.  If the host
+ * still fell behind, *gaps is set. */
+static int burst(struct gpu *g, launch_fn *launch, launch_fn *other, unsigned reps,
+		 uint64_t blocker, uint64_t blocker_bytes, float *ms, float *oms, int *gaps)
 {
-	mmart_event **ev = calloc(reps + 3, sizeof *ev);
+	unsigned n = other ? 2 * reps : reps;
+	mmart_event **ev = calloc(n + 3, sizeof *ev);
 	float block_ms = 0;
 	double host_ms = 0;
 	int rc = 1;
@@ -486,41 +492,43 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		goto out;
 	}
-	for (unsigned i = 0; i < reps + 3; i++)
+	for (unsigned i = 0; i < n + 3; i++)
 		if (mmart_event_create(g->ctx, &ev[i]))
 			goto rt;
 	for (unsigned i = 0; i < WARMUP; i++)
-		if (launch(g, &g->sets[i % g->nsets]))
+		if (launch(g, &g->sets[i % g->nsets]) || (other && other(g, &g->sets[(i + 1) % g->nsets])))
 			goto out;
 	if (mmart_stream_sync(g->ctx, g->stream))
 		goto rt;
-	if (mmart_event_record(g->ctx, ev[reps + 1], g->stream) ||
+	if (mmart_event_record(g->ctx, ev[n + 1], g->stream) ||
 	    (blocker && mmart_memset8_async(g->ctx, blocker, 0, blocker_bytes, g->stream)) ||
-	    mmart_event_record(g->ctx, ev[reps + 2], g->stream))
+	    mmart_event_record(g->ctx, ev[n + 2], g->stream))
 		goto rt;
 	double t0 = now_ms();
-	for (unsigned r = 0; r < reps; r++) {
+	for (unsigned r = 0; r < n; r++) {
 		if (mmart_event_record(g->ctx, ev[r], g->stream))
 			goto rt;
-		if (launch(g, &g->sets[r % g->nsets]))
+		if ((other && r % 2 ? other : launch)(g, &g->sets[r % g->nsets]))
 			goto out;
 	}
-	if (mmart_event_record(g->ctx, ev[reps], g->stream))
+	if (mmart_event_record(g->ctx, ev[n], g->stream))
 		goto rt;
 	host_ms = now_ms() - t0;
 	if (mmart_stream_sync(g->ctx, g->stream) ||
-	    mmart_event_elapsed_ms(g->ctx, ev[reps + 1], ev[reps + 2], &block_ms))
+	    mmart_event_elapsed_ms(g->ctx, ev[n + 1], ev[n + 2], &block_ms))
 		goto rt;
-	for (unsigned r = 0; r < reps; r++)
-		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], &ms[r]))
+	for (unsigned r = 0; r < n; r++) {
+		float *to = other ? (r % 2 ? &oms[r / 2] : &ms[r / 2]) : &ms[r];
+		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], to))
 			goto rt;
+	}
 	*gaps |= host_ms > block_ms;
 	rc = 0;
 	goto out;
 rt:
 	rc = rt_fail("timing");
 out:
-	for (unsigned i = 0; ev && i < reps + 3; i++)
+	for (unsigned i = 0; ev && i < n + 3; i++)
 		mmart_event_destroy(g->ctx, ev[i]);
 	free(ev);
 	return rc;
@@ -544,7 +552,7 @@ static int time_launches(struct gpu *g, launch_fn *launch, unsigned reps,
 	int gaps = 0, rc = 1;
 	if (!ms)
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
-	else if (!(rc = burst(g, launch, reps, blocker, blocker_bytes, ms, &gaps)))
+	else if (!(rc = burst(g, launch, NULL, reps, blocker, blocker_bytes, ms, NULL, &gaps)))
 		summarize(ms, reps, gaps, t);
 	free(ms);
 	return rc;
@@ -763,8 +771,8 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	struct timing tm, tl;
 	char why[512] = "";
 	unsigned reps = o->reps;
-	float *ms = calloc(4 * (size_t)reps, sizeof *ms);   /* mmagen's, then cuBLASLt's */
-	int rc = 1, have_lt, gm = 0, gl = 0;
+	float *ms = calloc(2 * (size_t)reps, sizeof *ms);   /* mmagen's, then cuBLASLt's */
+	int rc = 1, have_lt, gm = 0;
 
 	if (!ms) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
@@ -786,18 +794,13 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 		rc = 0;
 		goto out;
 	}
-	/* two bursts each, in the order mmagen, cuBLASLt, cuBLASLt, mmagen:
-	 * on a GPU whose clock follows its power and temperature, neither
-	 * side always runs first (fresh) or last (warm) */
-	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of 2 x %u (mmagen, cuBLASLt, cuBLASLt, mmagen)\n",
+	/* launch by launch in turn: mmagen, cuBLASLt, mmagen, ... */
+	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u, mmagen and cuBLASLt in turn\n",
 	       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps);
-	if (burst(g, launch_mmagen, reps, blocker, blocker_bytes, ms, &gm) ||
-	    burst(g, launch_lt, reps, blocker, blocker_bytes, ms + 2 * reps, &gl) ||
-	    burst(g, launch_lt, reps, blocker, blocker_bytes, ms + 3 * reps, &gl) ||
-	    burst(g, launch_mmagen, reps, blocker, blocker_bytes, ms + reps, &gm))
+	if (burst(g, launch_mmagen, launch_lt, reps, blocker, blocker_bytes, ms, ms + reps, &gm))
 		goto out;
-	summarize(ms, 2 * reps, gm, &tm);
-	summarize(ms + 2 * reps, 2 * reps, gl, &tl);
+	summarize(ms, reps, gm, &tm);
+	summarize(ms + reps, reps, gm, &tl);
 	double rel;
 	if (compare_with_lt(g, &rel))
 		goto out;
