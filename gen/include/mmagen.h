@@ -753,6 +753,10 @@ typedef struct mmagen_gemm_request {
 			       * the one the types and quant name (e2m1 x
 			       * e2m1 mxfp4 may take MMAGEN_KIND_MXF4NVF4 or
 			       * _MXF8F6F4 instead of _MXF4) */
+	unsigned tile_k;      /* K of the block tile (elements); 0: the
+			       * generator's choice.  mma.sync: the K of 64-
+			       * or 128-byte stage rows (bf16: 32 or 64); the
+			       * other paths take only their own */
 } mmagen_gemm_request;
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
