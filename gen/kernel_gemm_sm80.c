@@ -105,10 +105,13 @@ static int tile_ok(unsigned v)
 
 /* The stage row: the tile K asked for (bk elements of a 64- or 128-byte
  * row), or 128 bytes where 3 stages of them fit (at least the stages
- * asked for): half the barriers and loop turns per mma of 64-byte rows,
- * but a stage twice the size, so the 99 KB of sm_86/sm_89 keep 64-byte
- * rows for the 8-warp tiles (two stages would leave no copy in flight
- * while a block is read). */
+ * asked for) and A and B are K-major: half the barriers and loop turns
+ * per mma of 64-byte rows, but a stage twice the size, so the 99 KB of
+ * sm_86/sm_89 keep 64-byte rows for the 8-warp tiles (two stages would
+ * leave no copy in flight while a block is read).  An MN-major operand
+ * keeps a pointer, K row and predicate per copy, twice as many copies
+ * with 128-byte rows, and ptxas spills them (sm_90 128x256 nt: 32 bytes,
+ * tt: 4), so nn, nt and tt take 128-byte rows only when asked. */
 static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan *g,
 			       unsigned limit)
 {
@@ -122,8 +125,8 @@ static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan 
 		return MMAGEN_OK;
 	}
 	unsigned want = req->stages > 3 ? req->stages : 3;
-	g->row_bytes = want * (g->bm + g->bn) * GEMM80_ROW_WIDE <= limit ? GEMM80_ROW_WIDE
-									: GEMM80_ROW_NARROW;
+	int fits = want * (g->bm + g->bn) * GEMM80_ROW_WIDE <= limit;
+	g->row_bytes = fits && !g->a_mn && !g->b_mn ? GEMM80_ROW_WIDE : GEMM80_ROW_NARROW;
 	return MMAGEN_OK;
 }
 
@@ -221,6 +224,12 @@ struct k80 {
 	 * fewer than the 8 rows after which the swizzle repeats) */
 	unsigned copies[2], nsoff;
 	kreg gptr[2][16], koff[2][16], rowok[2][16], base[2], kstride[2], soff[2];
+	/* a K-major operand's copies share gptr[0]: copy i is i * tr rows
+	 * (rstride bytes) further, inside the matrix while i * tr < left
+	 * (its rows from the thread's first on); per-copy pointers and
+	 * predicates cost 128-byte rows 24 registers and 12 predicates in
+	 * the 8-warp tile */
+	kreg rstride[2], left[2];
 	/* fragments: per operand, the lane's offset for logical chunk 2h
 	 * (the K bytes of step h in a K-major row, or 16 columns h of an
 	 * MN-major panel), for h < nlad; lad: loff + the read stage.  64-byte
@@ -255,7 +264,9 @@ static void emit_swizzle_key(struct kb *kb, unsigned rb, kreg t, kreg row)
 }
 
 /* Per-thread copy addresses.  A row is cpr = rb/16 chunks; copy c of a
- * thread covers stage row r = c * threads/cpr + tid/cpr, chunk tid % cpr. */
+ * thread covers stage row r = c * tr + tid/cpr (tr = threads/cpr), chunk
+ * tid % cpr: K-major, a pointer, its row stride and the rows left;
+ * MN-major, a pointer, K row and column predicate per copy. */
 static void emit_copy_setup(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
@@ -298,41 +309,43 @@ static void emit_copy_setup(struct k80 *c)
 			ke(kb, "\tmov.u32 $r, $u;\n", c->kstride[op], rb);
 		c->copies[op] = rows * cpr / g->threads;
 		assert(c->copies[op] >= c->nsoff && c->copies[op] <= 16);
+		if (!mn) {
+			/* row o0 + row, bytes ch * 16 of the K block; copy
+			 * i: tr i rows further */
+			kreg gp = kb_reg(kb, K_B64), rs = kb_reg(kb, K_B64);
+			kreg lf = kb_reg(kb, K_B32), ko = kb_reg(kb, K_B32);
+			c->gptr[op][0] = gp;
+			c->rstride[op] = rs;
+			c->left[op] = lf;
+			c->koff[op][0] = ko;
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tmax.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n"
+			       "\tmul.wide.u32 $r, $r, $r;\n",
+			   t, o0, row, lf, lim, t, lf, lf, t, w, t, ld);
+			to_bytes(kb, w, g->bits);
+			ke(kb, "\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 16;\n\tadd.u64 $r, $r, $r;\n"
+			       "\tmul.wide.u32 $r, $r, $u;\n",
+			   gp, c->base[op], w, x, ch, gp, gp, x, rs, ld, tr);
+			to_bytes(kb, rs, g->bits);
+			ke(kb, "\tshl.b32 $r, $r, $u;\n", ko, ch, gemm_log2u(128 / g->bits));
+			continue;
+		}
 		for (unsigned i = 0; i < c->copies[op]; i++) {
-			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED);
+			/* stage row r: panel r / bk, k-row r % bk; the chunk
+			 * holds elements o0 + rb/2 panel + 8 ch */
+			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED), kr = kb_reg(kb, K_B32);
 			c->gptr[op][i] = gp;
 			c->rowok[op][i] = ok;
+			c->koff[op][i] = kr;
 			ke(kb, "\tadd.u32 $r, $r, $u;\n", r, row, i * tr);
-			if (!mn) {
-				/* row o0 + r, bytes ch * 16 of the K block */
-				ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n"
-				       "\tmul.wide.u32 $r, $r, $r;\n",
-				   t, o0, r, ok, t, lim, w, t, ld);
-				to_bytes(kb, w, g->bits);
-				ke(kb, "\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 16;\n\tadd.u64 $r, $r, $r;\n",
-				   gp, c->base[op], w, x, ch, gp, gp, x);
-				if (!i) {
-					c->koff[op][0] = kb_reg(kb, K_B32);
-					ke(kb, "\tshl.b32 $r, $r, $u;\n", c->koff[op][0], ch,
-					   gemm_log2u(128 / g->bits));
-				} else {
-					c->koff[op][i] = c->koff[op][0];
-				}
-			} else {
-				/* stage row r: panel r / bk, k-row r % bk; the
-				 * chunk holds elements o0 + rb/2 panel + 8 ch */
-				kreg kr = kb_reg(kb, K_B32);
-				c->koff[op][i] = kr;
-				ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
-				       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
-				       "\tsetp.lt.u32 $r, $r, $r;\n",
-				   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(rb / 2), t, t,
-				   o0, t, ch, t, ok, t, lim);
-				ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
-				   w, kr, ld, x, t, w, w, x);
-				to_bytes(kb, w, g->bits);
-				ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
-			}
+			ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+			       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
+			       "\tsetp.lt.u32 $r, $r, $r;\n",
+			   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(rb / 2), t, t,
+			   o0, t, ch, t, ok, t, lim);
+			ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+			   w, kr, ld, x, t, w, w, x);
+			to_bytes(kb, w, g->bits);
+			ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
 		}
 	}
 }
@@ -358,6 +371,23 @@ static void emit_load(struct k80 *c)
 	for (int op = 0; op < 2; op++) {
 		unsigned off = op ? g->a_stage : 0;
 		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n", inc, c->kload, c->kstride[op]);
+		if (!(op ? g->b_mn : g->a_mn)) {
+			/* one K position for every copy; rows by `left` */
+			kreg q = kb_reg(kb, K_PRED), cur = kb_reg(kb, K_B64);
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
+			       "\tadd.u64 $r, $r, $r;\n",
+			   kp, kpos, c->koff[op][0], q, kp, c->k, kv, cur, c->gptr[op][0], inc);
+			for (unsigned i = 0; i < c->copies[op]; i++) {
+				if (i)
+					ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
+				ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n"
+				       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
+				       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
+				   p, c->left[op], i * tr, q, sz, p, src, cur, c->base[op], p,
+				   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
+			}
+			continue;
+		}
 		for (unsigned i = 0; i < c->copies[op]; i++) {
 			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
 			       "\tand.pred $r, $r, $r;\n\tadd.u64 $r, $r, $r;\n"

@@ -58,7 +58,7 @@ struct opnd {
 	X(AND_B32, "and.b32") X(XOR_B32, "xor.b32") X(AND_PRED, "and.pred") X(NOT_PRED, "not.pred") \
 	X(MOV_U32, "mov.u32") X(MOV_B32, "mov.b32") X(MOV_F32, "mov.f32") X(MOV_B16, "mov.b16") \
 	X(SETP_LT_U32, "setp.lt.u32") X(SETP_GE_U32, "setp.ge.u32") X(SETP_EQ_U32, "setp.eq.u32") \
-	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
+	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_GT_AND_U32, "setp.gt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
 	X(SELP_U32, "selp.u32") X(SELP_B64, "selp.b64") X(CVT_U64_U32, "cvt.u64.u32") \
 	X(CVTA_GLOBAL, "cvta.to.global.u64") \
 	X(LD_PARAM_U32, "ld.param.u32") X(LD_PARAM_U64, "ld.param.u64") X(LD_PARAM_F32, "ld.param.f32") \
@@ -622,6 +622,7 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 	case OP_SETP_GE_U32: D = U32(1) >= U32(2); break;
 	case OP_SETP_EQ_U32: D = U32(1) == U32(2); break;
 	case OP_SETP_LT_AND_U32: D = U32(1) < U32(2) && S(3); break;
+	case OP_SETP_GT_AND_U32: D = U32(1) > U32(2) && S(3); break;
 	case OP_SETP_NEU_F32: D = !(f32_of(S(1)) == f32_of(S(2))); break;
 	case OP_SELP_U32: D = S(3) ? U32(1) : U32(2); break;
 	case OP_SELP_B64: D = S(3) ? S(1) : S(2); break;
