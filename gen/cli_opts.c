@@ -192,23 +192,35 @@ static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
 	return rc;
 }
 
-/* --tile MxN: the block tile, two plain numbers */
+/* --tile MxN or MxNxK: the block tile, two or three plain numbers (the
+ * generator judges them; K 0 is its choice) */
 static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
 {
-	const char *x = strchr(v, 'x');
-	unsigned long m, n;
-	char ms[8];
+	unsigned long d[3] = { 0, 0, 0 };
+	unsigned n = 0;
+	char s[8];
 
-	if (x && (size_t)(x - v) < sizeof ms) {
-		memcpy(ms, v, (size_t)(x - v));
-		ms[x - v] = '\0';
-		if (!number(ms, 1024, &m) && !number(x + 1, 1024, &n) && m && n) {
-			OPTS(dst)->gemm.tile_m = (unsigned)m;
-			OPTS(dst)->gemm.tile_n = (unsigned)n;
+	for (const char *p = v; n < 3; n++) {
+		const char *x = strchr(p, 'x');
+		size_t len = x ? (size_t)(x - p) : strlen(p);
+		if (len >= sizeof s)
+			break;
+		memcpy(s, p, len);
+		s[len] = '\0';
+		if (number(s, 1024, &d[n]) || !d[n])
+			break;
+		if (!x) {
+			if (n == 0)
+				break;
+			OPTS(dst)->gemm.tile_m = (unsigned)d[0];
+			OPTS(dst)->gemm.tile_n = (unsigned)d[1];
+			OPTS(dst)->gemm.tile_k = (unsigned)d[2];
 			return 0;
 		}
+		p = x + 1;
 	}
-	return cli_fail(CLI_USAGE, "bad %s %s; give MxN such as 128x256", opt->name, cli_quote(v));
+	return cli_fail(CLI_USAGE, "bad %s %s; give MxN or MxNxK such as 128x256 or 128x256x64",
+			opt->name, cli_quote(v));
 }
 
 /* a small positive number: --stages, --cluster, --group */
@@ -480,8 +492,9 @@ static const struct cli_opt options[] = {
 	NAMED("--layout", GEMM, "GEMM", gemm.layout, gemm_layout_vals,
 	      "how A and B are stored, BLAS-style: tn is A row-major (M x K) and B "
 	      "column-major (K x N)"),
-	FN("--tile", "MxN", GEMM, "GEMM", set_tile, gemm, NULL,
-	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192)"),
+	FN("--tile", "MxN[xK]", GEMM, "GEMM", set_tile, gemm, NULL,
+	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192); "
+	   "K: mma.sync the K of 64- or 128-byte stage rows (bf16 32 or 64; default 128-byte where 3 stages fit), the other paths only their own"),
 	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
 	   "rows up to 12, 16-bit 128x256 tiles 3; mma.sync 4, with 8 warps up to 6; run gemm on "

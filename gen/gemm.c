@@ -113,6 +113,20 @@ static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *
 	return gemm_plan_sm80(r, g);
 }
 
+/* The wgmma and sm_120a paths have one K block per type (their stage
+ * rows are the 128 bytes of the TMA/ldmatrix swizzle): a tile K other
+ * than theirs is refused after their plan (s) has set bk. */
+static mmagen_status own_tile_k(const mmagen_gemm_request *r, const struct gemm_plan *g,
+				mmagen_status s)
+{
+	if (s || !r->tile_k || r->tile_k == g->bk)
+		return s;
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+		"the %s GEMM's tile K for %s is %u, not %u; use --tile %ux%ux%u or leave K out",
+		is_sm120(r) ? "sm_120a" : "wgmma", mmagen_type_name(r->a), g->bk, r->tile_k,
+		g->bm, g->bn, g->bk);
+}
+
 static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
 	static const mmagen_type float_out_sm90[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32,
@@ -134,7 +148,7 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"--promote is the sm_90a wgmma path's (mma.sync adds each instruction's FP8 products into its f32 accumulator); leave it out");
 	if (is_sm120(r))
-		return gemm_plan_sm120(r, g);
+		return own_tile_k(r, g, gemm_plan_sm120(r, g));
 	if (r->quant || r->kind)
 		return mmagen_set_error(MMAGEN_TARGET,
 			"gemm --quant and --kind are sm_120a's (block-scaled mma.sync), not %s's; use --arch sm_120a",
@@ -175,7 +189,7 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"%s wgmma reads A and B K-major only: use layout tn (A row-major, B column-major)",
 			mmagen_type_name(r->a));
-	if ((s = gemm_plan_sm90(r, g)))
+	if ((s = own_tile_k(r, g, gemm_plan_sm90(r, g))))
 		return s;
 	return gemm_split_plan(r, g);
 }

@@ -27,6 +27,7 @@ struct gemm_plan {
 				     * not the accumulator's f32/s32) */
 	unsigned threads, bits;     /* threads per CTA; bits of A's elements */
 	int a_mn, b_mn;             /* A M-major, B N-major (ldmatrix .trans) */
+	unsigned row_bytes;         /* a stage row: 64 or 128 bytes (gemm80_*) */
 	/* the wgmma path's split-K (gemm_split.c): the kernel walks (tile, K
 	 * slice) units and takes S as a parameter; `split` is the S asked
 	 * for, 0 for MMAGEN_GEMM_SPLIT_AUTO */
@@ -83,17 +84,22 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out);
 
 /* The shared-memory layout of the sm80 path, for the tests: a stage of an
- * operand is rows of GEMM80_ROW_BYTES bytes, 16-byte chunk c of row r at
- * byte gemm80_swizzle(r, c).  Lane `lane` of an ldmatrix.x4 reads row
+ * operand is rows of rb = GEMM80_ROW_NARROW or GEMM80_ROW_WIDE bytes (the
+ * plan's row_bytes), 16-byte chunk c of row r at byte
+ * gemm80_swizzle(rb, r, c).  Lane `lane` of an ldmatrix.x4 reads row
  * r0 + *row of logical chunk c0 + *chunk, where the pattern is 1 for a
  * K-major A or an MN-major B and 2 for the other two (see the .c). */
-#define GEMM80_ROW_BYTES 64u
-unsigned gemm80_swizzle(unsigned row, unsigned chunk);
+#define GEMM80_ROW_NARROW 64u
+#define GEMM80_ROW_WIDE 128u
+unsigned gemm80_swizzle(unsigned rb, unsigned row, unsigned chunk);
 void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *chunk);
 /* The first stage row and logical chunk of ldmatrix.x4 number i (0..3) of
- * mma step `step` within a warp's rows: mn, the operand is MN-major. */
-void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
-			unsigned *chunk);
+ * mma step `step` (0 .. rb/32 - 1) within a warp's rows: mn, the operand
+ * is MN-major (16-bit: a row holds rb/2 elements of M or N, a panel). */
+void gemm80_frag_origin(int mn, unsigned rb, unsigned bk, unsigned i, unsigned step,
+			unsigned *row, unsigned *chunk);
+/* The stage rows of one warp's 64 rows (K-major) or columns (MN-major). */
+unsigned gemm80_warp_rows(int mn, unsigned rb, unsigned bk);
 
 /* kernel_gemm_sm120.c: the warp-level GEMM of sm_120a, kind::f8f6f4 and
  * the block-scaled kinds (quant != 0). */

@@ -2,9 +2,10 @@
  * shared memory, ldmatrix, mma.sync (templates/gemm_sm80.ptx.in says how
  * the kernel runs).
  *
- * Every type is handled in bytes: a stage row is 64 bytes of K (K-major
- * operands) or of M/N (MN-major, 16-bit only), one mma.sync step eats 32
- * bytes of K, and the fragment bytes of m16n8k16 (16-bit), m16n8k8 (tf32),
+ * Every type is handled in bytes: a stage row is 64 or 128 bytes (the
+ * plan's row_bytes) of K (K-major operands) or of M/N (MN-major, 16-bit
+ * only), one mma.sync step eats 32 bytes of K, so a K block is two or four
+ * steps, and the fragment bytes of m16n8k16 (16-bit), m16n8k8 (tf32),
  * m16n8k32 (8-bit) and m16n8k64 (4-bit) sit at the same places, so one
  * ldmatrix.b16 pattern loads all of them.  The C side writes the copies,
  * the fragment loads, the mma sequence and the epilogue. */
@@ -15,15 +16,23 @@
 
 #define WARP_TILE 64            /* each warp: 64 x 64 of D */
 #define STEP_BYTES 32           /* K bytes of one mma.sync */
-#define STEPS (GEMM80_ROW_BYTES / STEP_BYTES)
-#define PANEL 32                /* MN-major: 16-bit elements per 64-byte row */
+#define MAX_STEPS (GEMM80_ROW_WIDE / STEP_BYTES)
 
 /* ---- the shared-memory layout (gemm.h) ---- */
-unsigned gemm80_swizzle(unsigned row, unsigned chunk)
+
+/* The XOR key of a row.  128 bytes make one line of the 32 banks: two
+ * 64-byte rows share a line (key (row >> 1) & 3), a 128-byte row fills
+ * one (key row & 7); either way one logical chunk of eight consecutive
+ * rows lands on eight distinct 16-byte slots, and the key repeats every
+ * 8 rows, so offsets of 8k rows can be immediates. */
+static unsigned swizzle_key(unsigned rb, unsigned row)
 {
-	/* two rows make one 128-byte line of the 32 banks; chunks of eight
-	 * consecutive rows land on eight distinct 16-byte slots */
-	return row * GEMM80_ROW_BYTES + ((chunk ^ ((row >> 1) & 3)) << 4);
+	return rb == GEMM80_ROW_NARROW ? (row >> 1) & 3 : row & 7;
+}
+
+unsigned gemm80_swizzle(unsigned rb, unsigned row, unsigned chunk)
+{
+	return row * rb + ((chunk ^ swizzle_key(rb, row)) << 4);
 }
 
 /* ldmatrix.x4: lanes 8i..8i+7 give the rows of matrix i.  Pattern 1:
@@ -39,16 +48,22 @@ void gemm80_ldmatrix_lane(int pattern, unsigned lane, unsigned *row, unsigned *c
 	*chunk = pattern == 1 ? g >> 1 : g & 1;
 }
 
-void gemm80_frag_origin(int mn, unsigned bk, unsigned i, unsigned step, unsigned *row,
-			unsigned *chunk)
+void gemm80_frag_origin(int mn, unsigned rb, unsigned bk, unsigned i, unsigned step,
+			unsigned *row, unsigned *chunk)
 {
+	unsigned per = rb / 32;   /* ldmatrix of 16 columns in one panel */
 	if (!mn) {          /* rows 16i.., K bytes 32 step.. */
 		*row = 16 * i;
 		*chunk = 2 * step;
-	} else {            /* panel i/2 (32 columns), k-rows 16 step.. */
-		*row = (i / 2) * bk + 16 * step;
-		*chunk = 2 * (i % 2);
+	} else {            /* panel i/per (rb/2 columns), k-rows 16 step.. */
+		*row = (i / per) * bk + 16 * step;
+		*chunk = 2 * (i % per);
 	}
+}
+
+unsigned gemm80_warp_rows(int mn, unsigned rb, unsigned bk)
+{
+	return mn ? WARP_TILE / (rb / 2) * bk : WARP_TILE;
 }
 
 /* ---- the plan ---- */
@@ -88,6 +103,33 @@ static int tile_ok(unsigned v)
 	return v == 64 || v == 128 || v == 256;
 }
 
+/* The stage row: the tile K asked for (bk elements of a 64- or 128-byte
+ * row), or 128 bytes where 3 stages of them fit (at least the stages
+ * asked for) and A and B are K-major: half the barriers and loop turns
+ * per mma of 64-byte rows, but a stage twice the size, so the 99 KB of
+ * sm_86/sm_89 keep 64-byte rows for the 8-warp tiles (two stages would
+ * leave no copy in flight while a block is read).  An MN-major operand
+ * keeps a pointer, K row and predicate per copy, twice as many copies
+ * with 128-byte rows, and ptxas spills them (sm_90 128x256 nt: 32 bytes,
+ * tt: 4), so nn, nt and tt take 128-byte rows only when asked. */
+static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan *g,
+			       unsigned limit)
+{
+	unsigned narrow = GEMM80_ROW_NARROW * 8 / g->bits, wide = GEMM80_ROW_WIDE * 8 / g->bits;
+	if (req->tile_k) {
+		if (req->tile_k != narrow && req->tile_k != wide)
+			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+				"the mma.sync GEMM's tile K is %u or %u for %s (64- or 128-byte stage rows), not %u; use --tile %ux%ux%u",
+				narrow, wide, mmagen_type_name(req->a), req->tile_k, g->bm, g->bn, wide);
+		g->row_bytes = req->tile_k * g->bits / 8;
+		return MMAGEN_OK;
+	}
+	unsigned want = req->stages > 3 ? req->stages : 3;
+	int fits = want * (g->bm + g->bn) * GEMM80_ROW_WIDE <= limit;
+	g->row_bytes = fits && !g->a_mn && !g->b_mn ? GEMM80_ROW_WIDE : GEMM80_ROW_NARROW;
+	return MMAGEN_OK;
+}
+
 mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
 	const char *target = mmagen_target_name(req->target);
@@ -100,7 +142,6 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->acc = req->acc ? req->acc : mmagen_type_is_float(req->a) ? MMAGEN_F32 : MMAGEN_S32;
 	g->bm = req->tile_m ? req->tile_m : 128;
 	g->bn = req->tile_n ? req->tile_n : 256;
-	g->bk = GEMM80_ROW_BYTES * 8 / g->bits;
 	g->mma_k = STEP_BYTES * 8 / g->bits;
 	g->a_mn = req->layout == MMAGEN_GEMM_NN || req->layout == MMAGEN_GEMM_NT;
 	g->b_mn = req->layout == MMAGEN_GEMM_NT || req->layout == MMAGEN_GEMM_TT;
@@ -136,9 +177,13 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
 	if ((s = gemm_form(g, &g->form)))
 		return s;
-	g->a_stage = g->bm * GEMM80_ROW_BYTES;
-	g->b_stage = g->bn * GEMM80_ROW_BYTES;
-	unsigned limit = smem_limit(target), stage = g->a_stage + g->b_stage;
+	unsigned limit = smem_limit(target);
+	if ((s = pick_rows(req, g, limit)))
+		return s;
+	g->bk = g->row_bytes * 8 / g->bits;
+	g->a_stage = g->bm * g->row_bytes;
+	g->b_stage = g->bn * g->row_bytes;
+	unsigned stage = g->a_stage + g->b_stage;
 	/* Default depth: 4 stages.  A CTA of 8 warps needs about 240
 	 * registers a thread, the whole register file, so one CTA runs per
 	 * SM and shared memory beyond its stages would sit idle: there take
@@ -146,7 +191,9 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * stages - 2 blocks in flight; at 580 TFLOP/s a 128 x 256 x 32 bf16
 	 * block takes about 0.5 us per SM, so 4 stages cover about 1 us of
 	 * L2/HBM latency and 6 about 2 us (Little's law: the bytes in flight
-	 * per SM must cover bandwidth x latency). */
+	 * per SM must cover bandwidth x latency).  A block of 128-byte rows
+	 * takes twice as long: 4 of them (sm_90) cover what 6 narrow ones
+	 * do, 3 (sm_80) about half of it. */
 	g->stages = req->stages ? req->stages : g->threads == 256 ? 6 : 4;
 	if (!req->stages && g->stages * stage > limit)
 		g->stages = limit / stage;
@@ -172,11 +219,27 @@ struct k80 {
 	kreg tid, warp, lane, m, n, k, m0, n0, z, kb_begin, kb_end, smem;
 	kreg kload, wbase, rstage, wstage;
 	kreg wm, wn;                 /* the warp's row and column of warp tiles */
-	/* copies: per operand, per copy */
-	unsigned copies[2];
-	kreg gptr[2][16], koff[2][16], rowok[2][16], base[2], kstride[2], soff;
-	/* fragments: per operand, two lane offsets (logical chunk 0 and 2) */
-	kreg loff[2][2], lad[2][2];  /* lad: loff + the read stage */
+	/* copies: per operand, per copy; soff: the stage offsets of the
+	 * thread's chunk in copies 0 .. nsoff-1 (one, unless a copy pass is
+	 * fewer than the 8 rows after which the swizzle repeats) */
+	unsigned copies[2], nsoff;
+	kreg gptr[2][16], koff[2][16], rowok[2][16], base[2], kstride[2], soff[2];
+	/* a K-major operand's copies share gptr[0]: copy i is i * tr rows
+	 * (rstride bytes) further, inside the matrix while i * tr < left
+	 * (its rows from the thread's first on); per-copy pointers and
+	 * predicates cost 128-byte rows 24 registers and 12 predicates in
+	 * the 8-warp tile */
+	kreg rstride[2], left[2];
+	/* fragments: per operand, the lane's offset for logical chunk 2h
+	 * (the K bytes of step h in a K-major row, or 16 columns h of an
+	 * MN-major panel), for h < nlad; lad: loff + the read stage.  64-byte
+	 * rows keep both of theirs; 128-byte rows would need four, which the
+	 * 8-warp tile has no registers for (ptxas spilled), so they keep
+	 * chunk 0's and take chunk 2h's as lad ^ 32h: bits 4-6 of a lane's
+	 * address are its chunk alone (stages and rows are whole 128-byte
+	 * lines, the shared window 128-byte aligned) */
+	unsigned nlad;
+	kreg loff[2][2], lad[2][2];
 	kreg fa[2], fb[2];           /* two buffers: A 4 x 4 regs, B 8 x 2 */
 	kreg acc;
 	struct instr in;
@@ -191,22 +254,47 @@ static void to_bytes(struct kb *kb, kreg x, unsigned bits)
 		ke(kb, "\tshl.b64 $r, $r, $u;\n", x, x, gemm_log2u(bits / 8));
 }
 
-/* Per-thread copy addresses.  Copy c of a thread covers stage row
- * r = c * threads/4 + tid/4, chunk tid % 4. */
+/* t = the swizzle key of stage row `row` (swizzle_key in PTX) */
+static void emit_swizzle_key(struct kb *kb, unsigned rb, kreg t, kreg row)
+{
+	if (rb == GEMM80_ROW_NARROW)
+		ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 3;\n", t, row, t, t);
+	else
+		ke(kb, "\tand.b32 $r, $r, 7;\n", t, row);
+}
+
+/* Per-thread copy addresses.  A row is cpr = rb/16 chunks; copy c of a
+ * thread covers stage row r = c * tr + tid/cpr (tr = threads/cpr), chunk
+ * tid % cpr: K-major, a pointer, its row stride and the rows left;
+ * MN-major, a pointer, K row and column predicate per copy. */
 static void emit_copy_setup(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
-	unsigned t4 = g->threads / 4;
+	unsigned rb = g->row_bytes, cpr = rb / 16, tr = g->threads / cpr;
 	kreg row = kb_reg(kb, K_B32), ch = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
 	kreg r = kb_reg(kb, K_B32), w = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
 
-	ke(kb, "\t// cp.async: this thread's chunk (tid %% 4) of stage rows tid / 4 + $u c\n", t4);
-	ke(kb, "\tshr.u32 $r, $r, 2;\n\tand.b32 $r, $r, 3;\n", row, c->tid, ch, c->tid);
-	c->soff = kb_reg(kb, K_B32);
-	ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 3;\n\txor.b32 $r, $r, $r;\n"
-	       "\tshl.b32 $r, $r, 4;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
-	   t, row, t, t, t, t, ch, t, t, c->soff, row, GEMM80_ROW_BYTES, t);
+	ke(kb, "\t// cp.async: this thread's chunk (tid %% $u) of stage rows tid / $u + $u c\n",
+	   cpr, cpr, tr);
+	ke(kb, "\tshr.u32 $r, $r, $u;\n\tand.b32 $r, $r, $u;\n", row, c->tid, gemm_log2u(cpr), ch,
+	   c->tid, cpr - 1);
+	/* copy c adds c * tr rows as an immediate where tr is a multiple of
+	 * the key's 8 rows; 32 threads of 128-byte rows pass 4 rows, so
+	 * copies 0 and 1 have an offset each, copy c the one of c % 2 */
+	c->nsoff = tr >= 8 ? 1 : 8 / tr;
+	assert(c->nsoff <= 2);
+	for (unsigned j = 0; j < c->nsoff; j++) {
+		kreg rj = row;
+		c->soff[j] = kb_reg(kb, K_B32);
+		if (j) {
+			rj = kb_reg(kb, K_B32);
+			ke(kb, "\tadd.u32 $r, $r, $u;\n", rj, row, j * tr);
+		}
+		emit_swizzle_key(kb, rb, t, rj);
+		ke(kb, "\txor.b32 $r, $r, $r;\n\tshl.b32 $r, $r, 4;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+		   t, t, ch, t, t, c->soff[j], rj, rb, t);
+	}
 	for (int op = 0; op < 2; op++) {
 		int mn = op ? g->b_mn : g->a_mn;
 		unsigned rows = op ? g->bn : g->bm;
@@ -218,43 +306,46 @@ static void emit_copy_setup(struct k80 *c)
 			ke(kb, "\tshl.b32 $r, $r, $u;\n", c->kstride[op], ld,
 			   gemm_log2u(g->bk) + gemm_log2u(g->bits / 8));
 		else
-			ke(kb, "\tmov.u32 $r, $u;\n", c->kstride[op], GEMM80_ROW_BYTES);
-		c->copies[op] = rows * 4 / g->threads;
+			ke(kb, "\tmov.u32 $r, $u;\n", c->kstride[op], rb);
+		c->copies[op] = rows * cpr / g->threads;
+		assert(c->copies[op] >= c->nsoff && c->copies[op] <= 16);
+		if (!mn) {
+			/* row o0 + row, bytes ch * 16 of the K block; copy
+			 * i: tr i rows further */
+			kreg gp = kb_reg(kb, K_B64), rs = kb_reg(kb, K_B64);
+			kreg lf = kb_reg(kb, K_B32), ko = kb_reg(kb, K_B32);
+			c->gptr[op][0] = gp;
+			c->rstride[op] = rs;
+			c->left[op] = lf;
+			c->koff[op][0] = ko;
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tmax.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n"
+			       "\tmul.wide.u32 $r, $r, $r;\n",
+			   t, o0, row, lf, lim, t, lf, lf, t, w, t, ld);
+			to_bytes(kb, w, g->bits);
+			ke(kb, "\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 16;\n\tadd.u64 $r, $r, $r;\n"
+			       "\tmul.wide.u32 $r, $r, $u;\n",
+			   gp, c->base[op], w, x, ch, gp, gp, x, rs, ld, tr);
+			to_bytes(kb, rs, g->bits);
+			ke(kb, "\tshl.b32 $r, $r, $u;\n", ko, ch, gemm_log2u(128 / g->bits));
+			continue;
+		}
 		for (unsigned i = 0; i < c->copies[op]; i++) {
-			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED);
+			/* stage row r: panel r / bk, k-row r % bk; the chunk
+			 * holds elements o0 + rb/2 panel + 8 ch */
+			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED), kr = kb_reg(kb, K_B32);
 			c->gptr[op][i] = gp;
 			c->rowok[op][i] = ok;
-			ke(kb, "\tadd.u32 $r, $r, $u;\n", r, row, i * t4);
-			if (!mn) {
-				/* row o0 + r, bytes ch * 16 of the K block */
-				ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.u32 $r, $r, $r;\n"
-				       "\tmul.wide.u32 $r, $r, $r;\n",
-				   t, o0, r, ok, t, lim, w, t, ld);
-				to_bytes(kb, w, g->bits);
-				ke(kb, "\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 16;\n\tadd.u64 $r, $r, $r;\n",
-				   gp, c->base[op], w, x, ch, gp, gp, x);
-				if (!i) {
-					c->koff[op][0] = kb_reg(kb, K_B32);
-					ke(kb, "\tshl.b32 $r, $r, $u;\n", c->koff[op][0], ch,
-					   gemm_log2u(128 / g->bits));
-				} else {
-					c->koff[op][i] = c->koff[op][0];
-				}
-			} else {
-				/* stage row r: panel r / bk, k-row r % bk; the
-				 * chunk holds elements o0 + 32 panel + 8 ch */
-				kreg kr = kb_reg(kb, K_B32);
-				c->koff[op][i] = kr;
-				ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
-				       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
-				       "\tsetp.lt.u32 $r, $r, $r;\n",
-				   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(PANEL), t, t, o0,
-				   t, ch, t, ok, t, lim);
-				ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
-				   w, kr, ld, x, t, w, w, x);
-				to_bytes(kb, w, g->bits);
-				ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
-			}
+			c->koff[op][i] = kr;
+			ke(kb, "\tadd.u32 $r, $r, $u;\n", r, row, i * tr);
+			ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+			       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
+			       "\tsetp.lt.u32 $r, $r, $r;\n",
+			   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(rb / 2), t, t,
+			   o0, t, ch, t, ok, t, lim);
+			ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+			   w, kr, ld, x, t, w, w, x);
+			to_bytes(kb, w, g->bits);
+			ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
 		}
 	}
 }
@@ -268,14 +359,35 @@ static void emit_load(struct k80 *c)
 	struct kb *kb = c->kb;
 	kreg kpos = kb_reg(kb, K_B32), kv = kb_reg(kb, K_PRED), p = kb_reg(kb, K_PRED);
 	kreg inc = kb_reg(kb, K_B64), src = kb_reg(kb, K_B64), kp = kb_reg(kb, K_B32);
-	kreg sz = kb_reg(kb, K_B32), dst = kb_reg(kb, K_B32);
-	unsigned t4 = g->threads / 4;
+	kreg sz = kb_reg(kb, K_B32), dst[2] = { kb_reg(kb, K_B32) };
+	unsigned tr = g->threads / (g->row_bytes / 16), ns = c->nsoff;
 
 	ke(kb, "\tshl.b32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
-	   kpos, c->kload, gemm_log2u(g->bk), kv, c->kload, c->kb_end, dst, c->wbase, c->soff);
+	   kpos, c->kload, gemm_log2u(g->bk), kv, c->kload, c->kb_end, dst[0], c->wbase, c->soff[0]);
+	for (unsigned j = 1; j < ns; j++) {
+		dst[j] = kb_reg(kb, K_B32);
+		ke(kb, "\tadd.u32 $r, $r, $r;\n", dst[j], c->wbase, c->soff[j]);
+	}
 	for (int op = 0; op < 2; op++) {
 		unsigned off = op ? g->a_stage : 0;
 		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n", inc, c->kload, c->kstride[op]);
+		if (!(op ? g->b_mn : g->a_mn)) {
+			/* one K position for every copy; rows by `left` */
+			kreg q = kb_reg(kb, K_PRED), cur = kb_reg(kb, K_B64);
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
+			       "\tadd.u64 $r, $r, $r;\n",
+			   kp, kpos, c->koff[op][0], q, kp, c->k, kv, cur, c->gptr[op][0], inc);
+			for (unsigned i = 0; i < c->copies[op]; i++) {
+				if (i)
+					ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
+				ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n"
+				       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
+				       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
+				   p, c->left[op], i * tr, q, sz, p, src, cur, c->base[op], p,
+				   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
+			}
+			continue;
+		}
 		for (unsigned i = 0; i < c->copies[op]; i++) {
 			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
 			       "\tand.pred $r, $r, $r;\n\tadd.u64 $r, $r, $r;\n"
@@ -283,23 +395,24 @@ static void emit_load(struct k80 *c)
 			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
 			   kp, kpos, c->koff[op][i], p, kp, c->k, kv, p, p, c->rowok[op][i],
 			   src, c->gptr[op][i], inc, sz, p, src, src, c->base[op], p,
-			   dst, off + i * t4 * GEMM80_ROW_BYTES, src, sz);
+			   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
 		}
 	}
 }
 
 /* Lane offsets of the fragment loads: for each operand the stage byte
- * offset of this lane's row and chunk for logical chunk 0 and 2 (chunk 2
- * is the second mma step of a K-major row, or the second 16 columns of an
+ * offset of this lane's row and chunk for logical chunk 2h, h < steps
+ * (chunk 2h is mma step h of a K-major row, or columns 16h.. of an
  * MN-major panel), the warp's own rows included. */
 static void emit_frag_setup(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
-	unsigned warps_m = g->bm / WARP_TILE;
+	unsigned warps_m = g->bm / WARP_TILE, rb = g->row_bytes;
 	kreg rl = kb_reg(kb, K_B32), cl = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
 	kreg wrow = kb_reg(kb, K_B32);
 
+	c->nlad = rb == GEMM80_ROW_NARROW ? 2 : 1;
 	c->wm = kb_reg(kb, K_B32);
 	c->wn = kb_reg(kb, K_B32);
 	ke(kb, "\t// ldmatrix: warp (wm, wn) of the $u x $u warps, this lane's row and chunk\n",
@@ -316,15 +429,15 @@ static void emit_frag_setup(struct k80 *c)
 		else
 			ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 1;\n", rl, t, cl, t);
 		ke(kb, "\tand.b32 $r, $r, 7;\n\tmad.lo.u32 $r, $r, 8, $r;\n", t, c->lane, rl, rl, t);
-		/* cl ^= (rl >> 1) & 3: the swizzle */
-		ke(kb, "\tshr.u32 $r, $r, 1;\n\tand.b32 $r, $r, 3;\n\txor.b32 $r, $r, $r;\n",
-		   t, rl, t, t, cl, cl, t);
-		/* the warp's first stage row: 64 rows (K-major) or two panels
-		 * of bk rows (MN-major) per warp */
+		/* cl ^= the key of rl: the swizzle */
+		emit_swizzle_key(kb, rb, t, rl);
+		ke(kb, "\txor.b32 $r, $r, $r;\n", cl, cl, t);
+		/* the warp's first stage row: 64 rows (K-major) or 64
+		 * columns' panels of bk rows (MN-major) per warp */
 		ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tshl.b32 $r, $r, $u;\n",
-		   wrow, w, mn ? 2 * g->bk : WARP_TILE, wrow, wrow, rl, wrow, wrow,
-		   gemm_log2u(GEMM80_ROW_BYTES));
-		for (int h = 0; h < 2; h++) {
+		   wrow, w, gemm80_warp_rows(mn, rb, g->bk), wrow, wrow, rl, wrow, wrow,
+		   gemm_log2u(rb));
+		for (unsigned h = 0; h < c->nlad; h++) {
 			c->loff[op][h] = kb_reg(kb, K_B32);
 			c->lad[op][h] = kb_reg(kb, K_B32);
 			ke(kb, "\txor.b32 $r, $r, $u;\n\tshl.b32 $r, $r, 4;\n\tadd.u32 $r, $r, $r;\n",
@@ -341,7 +454,7 @@ static void emit_read_stage(struct k80 *c)
 	kreg base = kb_reg(kb, K_B32);
 	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n", base, c->rstage, g->a_stage + g->b_stage, c->smem);
 	for (int op = 0; op < 2; op++)
-		for (int h = 0; h < 2; h++)
+		for (unsigned h = 0; h < c->nlad; h++)
 			ke(kb, "\tadd.u32 $r, $r, $r;\n", c->lad[op][h], c->loff[op][h], base);
 }
 
@@ -354,14 +467,22 @@ static void emit_frags(struct k80 *c, unsigned buf, unsigned step)
 		int mn = op ? g->b_mn : g->a_mn;
 		unsigned stage_off = op ? g->a_stage : 0;
 		kreg f = op ? c->fb[buf] : c->fa[buf];
+		kreg x[MAX_STEPS];         /* chunk 2h's lane address */
+		unsigned have = (1u << c->nlad) - 1;
+		for (unsigned h = 0; h < c->nlad; h++)
+			x[h] = c->lad[op][h];
 		for (unsigned i = 0; i < 4; i++) {   /* 4 m16 tiles, or 4 pairs of n8 */
 			unsigned chunk, row;
-			gemm80_frag_origin(mn, g->bk, i, step, &row, &chunk);
+			gemm80_frag_origin(mn, g->row_bytes, g->bk, i, step, &row, &chunk);
 			unsigned h = chunk / 2;
+			if (!(have >> h & 1)) {
+				x[h] = kb_reg(kb, K_B32);
+				ke(kb, "\txor.b32 $r, $r, $u;\n", x[h], c->lad[op][0], 32 * h);
+				have |= 1u << h;
+			}
 			kreg v = { .cls = f.cls, .n = 4, .id = f.id + 4 * i };
 			ke(kb, "\tldmatrix.sync.aligned.m8n8.x4$s.shared.b16 $v, [$r+$u];\n",
-			   mn ? ".trans" : "", v, c->lad[op][h],
-			   stage_off + row * GEMM80_ROW_BYTES);
+			   mn ? ".trans" : "", v, x[h], stage_off + row * g->row_bytes);
 		}
 	}
 }
@@ -384,20 +505,30 @@ static void emit_mmas(struct k80 *c, unsigned buf)
 		}
 }
 
+/* One K block of rb/32 steps.  The fragments of step s live in buffer
+ * s % 2 (the steps are even, so step 0 is always buffer 0): each step
+ * loads the next one's while its mma run.  The copies go out in step 0;
+ * the last step waits for K block kb+1 and moves on to its stage. */
 static void emit_body(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
 	kreg p = kb_reg(kb, K_PRED);
-	assert(STEPS == 2);
+	unsigned steps = g->row_bytes / STEP_BYTES;
+	assert(steps % 2 == 0 && steps <= MAX_STEPS);
 	ke(kb, "\t// step 0: fragments of step 1, the copies of K block kb+$u, mma\n",
 	   g->stages - 1);
 	emit_frags(c, 1, 1);
 	emit_load(c);
 	ke(kb, "\tcp.async.commit_group;\n");
 	emit_mmas(c, 0);
-	ke(kb, "\t// step 1: K block kb+1 is in; every warp is done with stage kb-1\n"
-	       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", g->stages - 2);
+	for (unsigned s = 1; s + 1 < steps; s++) {
+		ke(kb, "\t// step $u: fragments of step $u, mma\n", s, s + 1);
+		emit_frags(c, (s + 1) % 2, s + 1);
+		emit_mmas(c, s % 2);
+	}
+	ke(kb, "\t// step $u: K block kb+1 is in; every warp is done with stage kb-1\n"
+	       "\tcp.async.wait_group $u;\n\tbar.sync 0;\n", steps - 1, g->stages - 2);
 	ke(kb, "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n"
 	       "\tadd.u32 $r, $r, 1;\n\tsetp.eq.u32 $r, $r, $u;\n\t@$r mov.u32 $r, 0;\n",
 	   c->rstage, c->rstage, p, c->rstage, g->stages, p, c->rstage,

@@ -197,6 +197,7 @@ static int gemm_request(const struct opts *o, const char *cmd, int need_arch,
 	r->layout = o->gemm.layout;
 	r->tile_m = o->gemm.tile_m;
 	r->tile_n = o->gemm.tile_n;
+	r->tile_k = o->gemm.tile_k;
 	r->stages = o->gemm.stages;
 	r->cluster = o->gemm.cluster;
 	r->group = o->gemm.group;

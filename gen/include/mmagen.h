@@ -757,6 +757,10 @@ typedef struct mmagen_gemm_request {
 			       * wgmma's partial sums into the f32 accumulator,
 			       * the K block (128) times a power of two up to
 			       * 1024; 0: 128 */
+	unsigned tile_k;      /* K of the block tile (elements); 0: the
+			       * generator's choice.  mma.sync: the K of 64-
+			       * or 128-byte stage rows (bf16: 32 or 64); the
+			       * other paths take only their own */
 } mmagen_gemm_request;
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */

@@ -196,11 +196,25 @@ nusage() {
 }
 G="gemm --arch sm_90a --a bf16 --b bf16 --out bf16"
 # shellcheck disable=SC2086
-{ nusage $G --tile +128x256; nusage $G --tile " 128x256"; nusage $G --tile 128x256x64
-  nusage $G --tile 128x256x; nusage $Q --out c.el --scales c.sc --count " 32"
+{ nusage $G --tile +128x256; nusage $G --tile " 128x256"; nusage $G --tile 128x256x64x8
+  nusage $G --tile 128x256x; nusage $G --tile 128x256x0; nusage $G --tile 128; nusage $Q --out c.el --scales c.sc --count " 32"
   nusage $Q --out c.el --scales c.sc --count +32; nusage run tile --opcode $OP --seed 0x; }
 "$mm" $G --tile 128x256 >/dev/null 2>"$tmp/err"
 check '[ $? -eq 0 ]' "--tile 128x256: $(cat "$tmp/err")"
+# the tile K: each path's own, or for mma.sync 64- or 128-byte rows;
+# another is refused in one line naming the legal values
+"$mm" $G --tile 128x256x64 >/dev/null 2>"$tmp/err"
+check '[ $? -eq 0 ]' "--tile 128x256x64 (wgmma bf16's own K): $(cat "$tmp/err")"
+"$mm" $G --tile 128x256x32 >/dev/null 2>"$tmp/err"
+check '[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "tile K for bf16 is 64, not 32" "$tmp/err"' \
+	"wgmma --tile 128x256x32: $(cat "$tmp/err")"
+for k in 32 64; do
+	"$mm" gemm --arch sm_80 --a bf16 --b bf16 --out bf16 --tile 128x128x$k --format json >"$tmp/out" 2>"$tmp/err"
+	check '[ $? -eq 0 ] && grep -q "\"tile\": \[128, 128, $k\]" "$tmp/out"' "mma.sync --tile 128x128x$k: $(cat "$tmp/err")"
+done
+"$mm" gemm --arch sm_80 --a s4 --b u4 --out s32 --tile 128x128x64 >/dev/null 2>"$tmp/err"
+check '[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "tile K is 128 or 256 for s4" "$tmp/err"' \
+	"mma.sync s4 --tile 128x128x64: $(cat "$tmp/err")"
 "$mm" run tile --opcode $OP --seed 08 >/dev/null 2>"$tmp/err"
 check '[ $? -ne 2 ]' "--seed 08 (decimal, not octal): $(cat "$tmp/err")"
 

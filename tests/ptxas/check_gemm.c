@@ -79,6 +79,42 @@ static void check_sm80(const char *ptxas, const char *dir)
 				}
 				CHECK(!assemble_for(ptxas, dir, &r, what, archs[t]), "%s", what);
 			}
+	/* both stage rows (tile K of 64- and 128-byte rows) for every type
+	 * and layout on every target, on the default tile and the one-warp
+	 * tile (its copy passes are shorter than the swizzle's period) */
+	for (size_t t = 0; t < 4; t++)
+		for (size_t c = 0; c < sizeof sm80_combos / sizeof sm80_combos[0]; c++)
+			for (unsigned l = 0; l < 4; l++)
+				for (unsigned rb = 64; rb <= 128; rb *= 2)
+					for (unsigned tm = 0; tm <= 64; tm += 64) {
+						mmagen_gemm_request r;
+						int fp8 = sm80_combos[c].a == MMAGEN_E4M3 ||
+							  sm80_combos[c].a == MMAGEN_E5M2;
+						if (!(sm80_combos[c].layouts >> l & 1) || (fp8 && t < 2))
+							continue;
+						mmagen_gemm_request_init(&r);
+						mmagen_target_parse(archs[t], &r.target);
+						r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+						r.a = sm80_combos[c].a;
+						r.b = sm80_combos[c].b;
+						r.acc = sm80_combos[c].acc;
+						r.out = sm80_combos[c].out;
+						r.layout = l;
+						r.tile_m = r.tile_n = tm;
+						r.tile_k = rb * 8 / mmagen_type_bits(r.a);
+						mmagen_gemm_info info = { .size = sizeof info };
+						snprintf(what, sizeof what, "mma.sync gemm %s: %s x %s -> %s, layout %u, tile %ux%ux%u",
+							 archs[t], mmagen_type_name(r.a), mmagen_type_name(r.b),
+							 mmagen_type_name(r.out), l, tm, tm, r.tile_k);
+						/* 128-byte rows of the 8-warp tile: 2 stages on
+						 * 99 KB, which the plan takes (asked for) */
+						if (mmagen_gemm_info_of(&r, &info)) {
+							CHECK(0, "%s: refused: %s", what, mmagen_last_error());
+							continue;
+						}
+						CHECK(info.tile_k == r.tile_k, "%s: tile K %u", what, info.tile_k);
+						CHECK(!assemble_for(ptxas, dir, &r, what, archs[t]), "%s", what);
+					}
 	for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
 		mmagen_gemm_request r;
 		mmagen_gemm_request_init(&r);

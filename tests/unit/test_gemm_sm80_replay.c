@@ -58,7 +58,7 @@ struct opnd {
 	X(AND_B32, "and.b32") X(XOR_B32, "xor.b32") X(AND_PRED, "and.pred") X(NOT_PRED, "not.pred") \
 	X(MOV_U32, "mov.u32") X(MOV_B32, "mov.b32") X(MOV_F32, "mov.f32") X(MOV_B16, "mov.b16") \
 	X(SETP_LT_U32, "setp.lt.u32") X(SETP_GE_U32, "setp.ge.u32") X(SETP_EQ_U32, "setp.eq.u32") \
-	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
+	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_GT_AND_U32, "setp.gt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
 	X(SELP_U32, "selp.u32") X(SELP_B64, "selp.b64") X(CVT_U64_U32, "cvt.u64.u32") \
 	X(CVTA_GLOBAL, "cvta.to.global.u64") \
 	X(LD_PARAM_U32, "ld.param.u32") X(LD_PARAM_U64, "ld.param.u64") X(LD_PARAM_F32, "ld.param.f32") \
@@ -522,6 +522,24 @@ static int exec_mma(struct cta *c, const struct ins *in, unsigned warp)
 	return 0;
 }
 
+/* Eight 16-byte shared-memory accesses (an ldmatrix matrix's rows, or
+ * eight consecutive threads' cp.async stores) are one wavefront when
+ * they touch 32 distinct 4-byte banks; the kernel's swizzle is there to
+ * make every one so, and a conflict is reported as a failure: a swizzle
+ * that reads the right bytes slowly is still wrong. */
+static int conflict(const unsigned addr[8])
+{
+	uint32_t seen = 0;
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned b = 0; b < 4; b++) {
+			uint32_t bit = 1u << ((addr[i] / 4 + b) % 32);
+			if (seen & bit)
+				return 1;
+			seen |= bit;
+		}
+	return 0;
+}
+
 /* ldmatrix.x4: lanes 8i..8i+7 give the row addresses of matrix i (eight
  * rows of 16 bytes); lane l receives, in register i, row l/4's bytes
  * 4 (l%4)..+3, or with .trans the 16-bit elements (2 (l%4), l/4) and
@@ -542,6 +560,10 @@ static int exec_ldmatrix(struct cta *c, const struct ins *in, unsigned warp)
 				return cta_fail(c, in, "warp %u lane %u reads shared byte %u while a cp.async into it has not landed (a race)",
 						warp, l, addr[l] + b);
 	}
+	for (unsigned i = 0; i < 4; i++)
+		if (conflict(addr + 8 * i))
+			return cta_fail(c, in, "warp %u matrix %u: rows at %u, %u, ... %u share banks (a bank conflict)",
+					warp, i, addr[8 * i], addr[8 * i + 1], addr[8 * i + 7]);
 	for (unsigned l = 0; l < 32; l++)
 		for (unsigned i = 0; i < 4; i++) {
 			uint64_t v;
@@ -600,6 +622,7 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 	case OP_SETP_GE_U32: D = U32(1) >= U32(2); break;
 	case OP_SETP_EQ_U32: D = U32(1) == U32(2); break;
 	case OP_SETP_LT_AND_U32: D = U32(1) < U32(2) && S(3); break;
+	case OP_SETP_GT_AND_U32: D = U32(1) > U32(2) && S(3); break;
 	case OP_SETP_NEU_F32: D = !(f32_of(S(1)) == f32_of(S(2))); break;
 	case OP_SELP_U32: D = S(3) ? U32(1) : U32(2); break;
 	case OP_SELP_B64: D = S(3) ? S(1) : S(2); break;
@@ -737,6 +760,16 @@ static int run_cta(struct cta *c)
 				if ((in->op == OP_MMA ? exec_mma : exec_ldmatrix)(c, in, w))
 					return -1;
 			break;
+		case OP_CP_ASYNC:        /* eight threads' stores a wavefront */
+			for (unsigned t0 = 0; t0 < c->threads; t0 += 8) {
+				unsigned a[8];
+				for (unsigned t = 0; t < 8; t++)
+					a[t] = (uint32_t)(R(c, t0 + t, in->o[0].reg) + in->o[0].imm);
+				if (in->guard < 0 && in->o[0].reg >= 0 && conflict(a))
+					return cta_fail(c, in, "threads %u..%u store at %u, %u, ... %u: they share banks (a bank conflict)",
+							t0, t0 + 7, a[0], a[1], a[7]);
+			}
+			/* fall through */
 		default:
 			for (unsigned t = 0; t < c->threads; t++)
 				if (guard_ok(c, in, t) && exec1(c, in, t))
@@ -756,6 +789,7 @@ struct problem {
 	unsigned layout, split, m, n, k;
 	float alpha, beta;
 	int last_column_only;   /* only the CTAs of the last tile column, top and bottom */
+	unsigned tile_m, tile_n;  /* 0: the generator's (128 x 256) */
 };
 
 static int is_int(mmagen_type t)
@@ -803,8 +837,9 @@ static void tile_of(unsigned id, unsigned tiles_m, unsigned tiles_n, unsigned gr
 /* rd: NULL, or operands made by `run gemm`'s host code (rg_alloc,
  * rg_fill_inputs) for the problem: uploaded as they are, and D compared
  * with run gemm's own reference (rg_reference), so the layout the runner
- * uploads is the one the kernel reads. */
-static void run_problem(const struct problem *pr, const struct rg_data *rd)
+ * uploads is the one the kernel reads.  rb: the stage rows asked for (64
+ * or 128 bytes, through the tile K); the manifest must say so. */
+static void run_problem(const struct problem *pr, const struct rg_data *rd, unsigned rb)
 {
 	mmagen_gemm_request r;
 	mmagen_gemm_info info = { .size = sizeof info };
@@ -823,10 +858,14 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd)
 	r.layout = pr->layout;
 	r.split_k = pr->split;
 	r.group = 8;
+	r.tile_k = rb * 8 / mmagen_type_bits(pr->a);
+	r.tile_m = pr->tile_m;
+	r.tile_n = pr->tile_n;
 	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) || mmagen_gemm_info_of(&r, &info)) {
-		fail("%s: the generator refuses: %s", pr->what, mmagen_last_error());
+		fail("%s, %u-byte rows: the generator refuses: %s", pr->what, rb, mmagen_last_error());
 		return;
 	}
+	CHECK(info.tile_k == r.tile_k, "%s: tile K %u, asked for %u", pr->what, info.tile_k, r.tile_k);
 	if (parse(&p, ptx)) {
 		fail("%s: %s", pr->what, p.err);
 		mmagen_free(ptx);
@@ -835,6 +874,11 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd)
 	}
 	mmagen_free(ptx);
 
+	char what[160];
+	struct problem named = *pr;
+	snprintf(what, sizeof what, "%s, %u-byte rows", pr->what, rb);
+	named.what = what;
+	pr = &named;
 	unsigned wa = mmagen_type_bits(pr->a), wb = mmagen_type_bits(pr->b);
 	unsigned wo = mmagen_type_bits(pr->out);
 	int a_mn = pr->layout == MMAGEN_GEMM_NN || pr->layout == MMAGEN_GEMM_NT;
@@ -972,33 +1016,48 @@ int main(void)
 	static const struct problem probs[] = {
 		/* the H200 failures: 8-bit, N = 3 * 256 + 232, K = 1024 */
 		{ "s8 x s8 -> s32 1000x1000x1024", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 3, -2, 1 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 3, -2, 1, 0, 0 },
 		{ "e4m3 x e5m2 -> f32 1000x1000x1024", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
 		{ "e5m2 x e5m2 -> f16 1000x1000x1024", MMAGEN_E5M2, MMAGEN_E5M2, 0, MMAGEN_F16,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
 		/* and what passed there */
 		{ "bf16 -> bf16 1000x1000x1024", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
 		{ "s8 x u8 -> f32 333x258x128", MMAGEN_S8, MMAGEN_U8, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 333, 258, 128, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_TN, 1, 333, 258, 128, 1.5f, 0.5f, 0, 0, 0 },
 		{ "e4m3 x e5m2 -> f32 129x66x112", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 129, 66, 112, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_TN, 1, 129, 66, 112, 1.5f, 0.5f, 0, 0, 0 },
 		{ "s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0 },
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0 },
 		{ "tf32 -> f32 129x66x100", MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 129, 66, 100, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_TN, 1, 129, 66, 100, 1.5f, 0.5f, 0, 0, 0 },
 		{ "f16 (f16 acc) -> f16 nn 136x264x96", MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16,
-		  MMAGEN_GEMM_NN, 1, 136, 264, 96, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_NN, 1, 136, 264, 96, 1.5f, 0.5f, 0, 0, 0 },
 		{ "bf16 -> f32 nt 72x136x200", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_NT, 1, 72, 136, 200, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_NT, 1, 72, 136, 200, 1.5f, 0.5f, 0, 0, 0 },
+		/* MN-major B over whole 64-column panels and a ragged K */
+		{ "bf16 -> bf16 tt 130x200x136", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
+		  MMAGEN_GEMM_TT, 1, 130, 200, 136, 1.5f, 0.5f, 0, 0, 0 },
+		/* the other tiles: one warp (a copy pass of 128-byte rows is
+		 * 4 rows, half the swizzle's period), 4 warps of either shape */
+		{ "bf16 -> f32 nt tile 64x64 104x88x200", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_NT, 1, 104, 88, 200, 1.5f, 0.5f, 0, 64, 64 },
+		{ "s8 -> s32 tile 64x64 70x80x304", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 70, 80, 304, 3, -2, 0, 64, 64 },
+		{ "f16 -> f16 nn tile 256x128 264x136x72", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
+		  MMAGEN_GEMM_NN, 1, 264, 136, 72, 1.5f, 0.5f, 0, 256, 128 },
+		{ "s4 x u4 -> s32 tile 64x256 65x300x384", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 65, 300, 384, 3, -2, 0, 64, 256 },
 		{ "f16 -> f32 tt split-K 3 200x24x520", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TT, 3, 200, 24, 520, 1.5f, 0.5f, 0 },
+		  MMAGEN_GEMM_TT, 3, 200, 24, 520, 1.5f, 0.5f, 0, 0, 0 },
 		{ "s8 -> s32 split-K 2 1x8x4096", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0 },
+		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0, 0, 0 },
 	};
-	for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++)
-		run_problem(&probs[i], NULL);
+	/* every problem with 64- and 128-byte stage rows */
+	for (unsigned rb = 64; rb <= 128; rb *= 2)
+		for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++)
+			run_problem(&probs[i], NULL, rb);
 	/* 4-bit operands as `run gemm` lays them out (packed two a byte,
 	 * the whole s4/u4 range, s32 C over its whole range: wrapping).
 	 * This pins sizes, row strides and signs; the order of the two
@@ -1006,9 +1065,9 @@ int main(void)
 	 * permutes K for both): test_run_gemm checks it by hand. */
 	static const struct problem runner[] = {
 		{ "run gemm's s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0 },
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0 },
 		{ "run gemm's u4 x s4 -> s32 split-K 2 33x24x512", MMAGEN_U4, MMAGEN_S4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 2, 33, 24, 512, 1, 0, 0 },
+		  MMAGEN_GEMM_TN, 2, 33, 24, 512, 1, 0, 0, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof runner / sizeof runner[0]; i++) {
 		const struct problem *pr = &runner[i];
@@ -1020,7 +1079,8 @@ int main(void)
 			continue;
 		}
 		rg_fill_inputs(&d);
-		run_problem(pr, &d);
+		run_problem(pr, &d, 64);
+		run_problem(pr, &d, 128);
 		rg_data_free(&d);
 	}
 	printf("%lu passed, %lu failed\n", passed, failed);
