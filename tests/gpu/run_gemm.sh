@@ -303,6 +303,18 @@ step --path mma.sync --layout nt --a bf16 --b bf16 --out f16 --m 136 --n 264 --k
 step --path mma.sync --a tf32 --b tf32 --out bf16 --m 16 --n 4096 --k 14336
 step --path mma.sync --a bf16 --b bf16 --out bf16 --tile 64x64 --m 1 --n 8 --k 8
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 4096 --n 4096 --k 4096
+# both stage-row widths: 64-byte rows asked for on layout tn (whose
+# default is 128-byte rows where 3 stages fit), 128-byte rows asked for on
+# an MN-major layout (whose default is 64), each element width, split-K
+step --path mma.sync --a bf16 --b bf16 --out bf16 --m 333 --n 258 --k 200 --tile 128x256x32 --beta 1
+step --path mma.sync --a s8 --b u8 --out s32 --m 333 --n 258 --k 400 --tile 128x128x128
+step --path mma.sync --a s8 --b s8 --out f32 --m 129 --n 250 --k 2000 --tile 128x128x64 --split-k 3
+step --path mma.sync --layout nt --a f16 --b f16 --out f16 --m 136 --n 264 --k 200 --tile 128x128x64
+step --path mma.sync --layout nn --a bf16 --b bf16 --out f32 --m 200 --n 72 --k 1000 --tile 64x64x64 --alpha 2
+step --path mma.sync --layout tt --a f16 --b f16 --out f32 --acc f16 --m 72 --n 200 --k 136 --tile 128x64x64
+step --path mma.sync --a tf32 --b tf32 --out f32 --m 100 --n 300 --k 100 --tile 64x64x32
+step --path mma.sync --a e4m3 --b e5m2 --out bf16 --m 70 --n 136 --k 3008 --tile 64x128x128 --split-k 2
+step --path mma.sync --a s4 --b u4 --out s32 --m 64 --n 72 --k 544 --tile 64x64x256
 # 4-bit operands (m16n8k64; K-major only, K a multiple of 32), packed two
 # a byte by run gemm; ptxas emulates INT4 on sm_90: correctness only.
 # alpha/beta integers, so that s32 D (which truncates them) sees beta * C
