@@ -192,8 +192,8 @@ static int set_inputs(const struct cli_opt *opt, const char *v, void *dst)
 	return rc;
 }
 
-/* --tile MxN or MxNxK: the block tile, two or three plain numbers (the
- * generator judges them; K 0 is its choice) */
+/* --tile MxN or MxNxK: the block tile, two or three plain numbers from 1
+ * to 1024 (the generator judges them; MxN leaves K to it) */
 static int set_tile(const struct cli_opt *opt, const char *v, void *dst)
 {
 	unsigned long d[3] = { 0, 0, 0 };
@@ -494,7 +494,7 @@ static const struct cli_opt options[] = {
 	      "column-major (K x N)"),
 	FN("--tile", "MxN[xK]", GEMM, "GEMM", set_tile, gemm, NULL,
 	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192); "
-	   "K: mma.sync the K of 64- or 128-byte stage rows (bf16 32 or 64; default 128-byte where 3 stages fit), the other paths only their own"),
+	   "K: mma.sync the K of 64- or 128-byte stage rows (bf16 32 or 64; default 128-byte for tn where 4 stages fit), the other paths only their own"),
 	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
 	   "rows up to 12, 16-bit 128x256 tiles 3; mma.sync 4, with 8 warps up to 6; run gemm on "

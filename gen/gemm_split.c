@@ -43,7 +43,8 @@ static double sm_flops(unsigned ea)
 struct cost_in {
 	uint64_t m, n, k;
 	unsigned tile_m, tile_n, tile_k, cluster, ea, eb, sms, stages;
-	int promote;            /* FP8: the partial sums join f32 every K block */
+	unsigned promote;       /* FP8: K blocks per promotion of the partial sums
+				 * into f32 (--promote / tile K); 0: none */
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b)
@@ -132,8 +133,9 @@ static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_o
 	double flops = STREAM_WG_FLOPS * (c->ea == 1 && c->eb == 1 ? 2.0 : c->ea == 4 ? 0.5 : 1.0);
 	double compute = 2.0 * 64 * c->tile_n * c->tile_k / flops;
 	double block = stage / rate > compute ? stage / rate : compute;
-	if (c->promote && block < STREAM_PROMOTE_PER_N * c->tile_n)
-		block = STREAM_PROMOTE_PER_N * c->tile_n;
+	/* one wait per promotion, shared by its interval's K blocks */
+	if (c->promote && block < STREAM_PROMOTE_PER_N * c->tile_n / c->promote)
+		block = STREAM_PROMOTE_PER_N * c->tile_n / c->promote;
 	double ctas = (double)w.waves * (double)w.per_unit * block;
 	double dram = ((double)c->m * c->ea + (double)c->n * c->eb) * (double)c->k / STREAM_DRAM_BW;
 	*units_out = w.units;
@@ -239,6 +241,17 @@ static uint64_t cta_tiles(const mmagen_gemm_info *i, uint32_t m, uint32_t n)
 	return (rows + cl - 1) / cl * cl * (((uint64_t)n + i->tile_n - 1) / i->tile_n);
 }
 
+/* FP8's K blocks per promotion (info from an older mmagen.h, or one that
+ * held 1 for "promotes every K block": 1); 0 for other kernels */
+static unsigned promote_blocks(const mmagen_gemm_info *i)
+{
+	if (i->size < offsetof(mmagen_gemm_info, fp8_promote) + sizeof i->fp8_promote ||
+	    !i->fp8_promote)
+		return 0;
+	unsigned b = i->tile_k ? i->fp8_promote / i->tile_k : 1;
+	return b ? b : 1;
+}
+
 static struct cost_in cost_of(const mmagen_gemm_info *i, uint32_t m, uint32_t n, uint32_t k,
 			      unsigned sms)
 {
@@ -248,8 +261,7 @@ static struct cost_in cost_of(const mmagen_gemm_info *i, uint32_t m, uint32_t n,
 				 .ea = i->elem_bytes_a ? i->elem_bytes_a : 1,
 				 .eb = i->elem_bytes_b ? i->elem_bytes_b : 1, .sms = sms,
 				 .stages = i->stages,
-				 .promote = i->size >= offsetof(mmagen_gemm_info, fp8_promote) +
-							 sizeof i->fp8_promote && i->fp8_promote };
+				 .promote = promote_blocks(i) };
 }
 
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,

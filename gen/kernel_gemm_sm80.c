@@ -122,7 +122,8 @@ static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan 
 		if (req->tile_k != narrow && req->tile_k != wide)
 			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 				"the mma.sync GEMM's tile K is %u or %u for %s (64- or 128-byte stage rows), not %u; use --tile %ux%ux%u",
-				narrow, wide, mmagen_type_name(req->a), req->tile_k, g->bm, g->bn, wide);
+				narrow, wide, mmagen_type_name(req->a), req->tile_k, g->bm, g->bn,
+				2 * req->tile_k < narrow + wide ? narrow : wide);
 		g->row_bytes = req->tile_k * g->bits / 8;
 		return MMAGEN_OK;
 	}

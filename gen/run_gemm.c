@@ -478,7 +478,7 @@ struct timing {
 static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t blocker,
 		 uint64_t blocker_bytes, float *ms, int *gaps)
 {
-	unsigned n = reps;
+	unsigned n = reps;     /* timed launches */
 	mmart_event **ev = calloc(n + 3, sizeof *ev);
 	float block_ms = 0;
 	double host_ms = 0;
@@ -491,8 +491,9 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 	for (unsigned i = 0; i < n + 3; i++)
 		if (mmart_event_create(g->ctx, &ev[i]))
 			goto rt;
+	/* the warm-up's last launch on the set before the first timed one's */
 	for (unsigned i = 0; i < WARMUP; i++)
-		if (launch(g, &g->sets[i % g->nsets]))
+		if (launch(g, &g->sets[(i + g->nsets * WARMUP - WARMUP) % g->nsets]))
 			goto out;
 	if (mmart_stream_sync(g->ctx, g->stream))
 		goto rt;

@@ -270,6 +270,19 @@ else fail=$((fail + 1)); echo "FAIL: both D store paths should have run"; fi
 
 fi
 
+if want mixes; then
+# FP8's promotion every 2, 4 or 8 K blocks (--promote), the second
+# warpgroup half an interval behind: K not a multiple of the interval,
+# split-K slices, one warpgroup (tile M 64), a 1-CTA cluster, FP8 D
+# shellcheck disable=SC2086
+{
+step --a e4m3 --b e4m3 --out bf16 --m 300 --n 200 --k 1000 --promote 512 --split-k 3
+step --a e4m3 --b e5m2 --out f16 --m 1000 --n 1500 --k 1008 --promote 256 --beta 0.5
+step --a e5m2 --b e4m3 --out f32 --m 64 --n 520 --k 3200 --promote 1024 --tile 64x192 --cluster 1
+step --a e4m3 --b e4m3 --out e4m3 --m 256 --n 384 --k 8192 --promote 1024 --d-scale 0.01
+step --a e5m2 --b e5m2 --out bf16 --m 777 --n 640 --k 640 --promote 512 --alpha -2
+}
+fi
 if want mmasync; then
 # the warp-level path (mma.sync + ldmatrix + cp.async), forced on sm_90a:
 # every type it has, the MN-major layouts of the 16-bit types (M or N a
@@ -304,7 +317,7 @@ step --path mma.sync --a tf32 --b tf32 --out bf16 --m 16 --n 4096 --k 14336
 step --path mma.sync --a bf16 --b bf16 --out bf16 --tile 64x64 --m 1 --n 8 --k 8
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 4096 --n 4096 --k 4096
 # both stage-row widths: 64-byte rows asked for on layout tn (whose
-# default is 128-byte rows where 3 stages fit), 128-byte rows asked for on
+# default is 128-byte rows where 4 stages fit), 128-byte rows asked for on
 # an MN-major layout (whose default is 64), each element width, split-K
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 333 --n 258 --k 200 --tile 128x256x32 --beta 1
 step --path mma.sync --a s8 --b u8 --out s32 --m 333 --n 258 --k 400 --tile 128x128x128
