@@ -276,7 +276,7 @@ if want mixes; then
 # split-K slices, one warpgroup (tile M 64), a 1-CTA cluster, FP8 D
 # shellcheck disable=SC2086
 {
-step --a e4m3 --b e4m3 --out bf16 --m 300 --n 200 --k 1000 --promote 512 --split-k 3
+step --a e4m3 --b e4m3 --out bf16 --m 300 --n 200 --k 1008 --promote 512 --split-k 3
 step --a e4m3 --b e5m2 --out f16 --m 1000 --n 1500 --k 1008 --promote 256 --beta 0.5
 step --a e5m2 --b e4m3 --out f32 --m 64 --n 520 --k 3200 --promote 1024 --tile 64x192 --cluster 1
 step --a e4m3 --b e4m3 --out e4m3 --m 256 --n 384 --k 8192 --promote 1024 --d-scale 0.01
