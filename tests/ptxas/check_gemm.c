@@ -44,6 +44,19 @@ static const struct { mmagen_type a, b, acc, out; unsigned layouts; } sm80_combo
 	{ MMAGEN_E5M2, MMAGEN_E5M2, MMAGEN_F16, MMAGEN_F16, 1 }, { MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32, 1 },
 };
 
+/* The mma.sync request for row c of sm80_combos, layout l, on arch. */
+static void sm80_request(mmagen_gemm_request *r, const char *arch, size_t c, unsigned l)
+{
+	mmagen_gemm_request_init(r);
+	mmagen_target_parse(arch, &r->target);
+	r->path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	r->a = sm80_combos[c].a;
+	r->b = sm80_combos[c].b;
+	r->acc = sm80_combos[c].acc;
+	r->out = sm80_combos[c].out;
+	r->layout = l;
+}
+
 static void check_sm80(const char *ptxas, const char *dir)
 {
 	static const char *const archs[] = { "sm_80", "sm_86", "sm_89", "sm_90" };
@@ -58,14 +71,7 @@ static void check_sm80(const char *ptxas, const char *dir)
 				mmagen_gemm_request r;
 				if (!(sm80_combos[c].layouts >> l & 1))
 					continue;
-				mmagen_gemm_request_init(&r);
-				mmagen_target_parse(archs[t], &r.target);
-				r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
-				r.a = sm80_combos[c].a;
-				r.b = sm80_combos[c].b;
-				r.acc = sm80_combos[c].acc;
-				r.out = sm80_combos[c].out;
-				r.layout = l;
+				sm80_request(&r, archs[t], c, l);
 				snprintf(what, sizeof what, "mma.sync gemm %s: %s x %s -> %s, layout %u",
 					 archs[t], mmagen_type_name(r.a), mmagen_type_name(r.b),
 					 mmagen_type_name(r.out), l);
@@ -92,14 +98,7 @@ static void check_sm80(const char *ptxas, const char *dir)
 							  sm80_combos[c].a == MMAGEN_E5M2;
 						if (!(sm80_combos[c].layouts >> l & 1) || (fp8 && t < 2))
 							continue;
-						mmagen_gemm_request_init(&r);
-						mmagen_target_parse(archs[t], &r.target);
-						r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
-						r.a = sm80_combos[c].a;
-						r.b = sm80_combos[c].b;
-						r.acc = sm80_combos[c].acc;
-						r.out = sm80_combos[c].out;
-						r.layout = l;
+						sm80_request(&r, archs[t], c, l);
 						r.tile_m = r.tile_n = tm;
 						r.tile_k = rb * 8 / mmagen_type_bits(r.a);
 						mmagen_gemm_info info = { .size = sizeof info };
@@ -182,6 +181,21 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	return 0;
 }
 
+/* r assembles for sm_90a, or, with a refusal, the generator refuses it
+ * with a message holding that text. */
+static void assemble_or_refused(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
+				const char *what, const char *refusal)
+{
+	if (refusal) {
+		mmagen_gemm_info info = { .size = sizeof info };
+		CHECK(mmagen_gemm_info_of(r, &info) != MMAGEN_OK &&
+		      strstr(mmagen_last_error(), refusal),
+		      "%s: refused with '%s' (got '%s')", what, refusal, mmagen_last_error());
+		return;
+	}
+	CHECK(!assemble(ptxas, dir, r, what), "%s", what);
+}
+
 /* The sm_90a variants beyond tn: layouts nn/nt/tt (MN-major A and/or B)
  * with tiles that take 1 to 4 boxes of B per stage and both cluster
  * sizes; f16 accumulation; e4m3/e5m2 D from every input class, staged
@@ -241,14 +255,7 @@ static void check_sm90_more(const char *ptxas, const char *dir)
 			 mmagen_type_name(r.a), mmagen_type_name(r.b),
 			 r.acc ? mmagen_type_name(r.acc) : "default", mmagen_type_name(r.out),
 			 lay[r.layout], r.tile_n, r.cluster);
-		if (vs[i].refusal) {
-			mmagen_gemm_info info = { .size = sizeof info };
-			CHECK(mmagen_gemm_info_of(&r, &info) != MMAGEN_OK &&
-			      strstr(mmagen_last_error(), vs[i].refusal),
-			      "%s: refused with '%s' (got '%s')", what, vs[i].refusal, mmagen_last_error());
-			continue;
-		}
-		CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+		assemble_or_refused(ptxas, dir, &r, what, vs[i].refusal);
 	}
 }
 
@@ -328,14 +335,7 @@ static void check_promote(const char *ptxas, const char *dir)
 		snprintf(what, sizeof what, "gemm %s x %s, promote every %u, tile %ux%u, cluster %u, split %u",
 			 mmagen_type_name(r.a), mmagen_type_name(r.b), r.promote_k, r.tile_m,
 			 r.tile_n, r.cluster, r.split_k);
-		if (vs[i].refusal) {
-			mmagen_gemm_info info = { .size = sizeof info };
-			CHECK(mmagen_gemm_info_of(&r, &info) == MMAGEN_INVALID_ARGUMENT &&
-			      strstr(mmagen_last_error(), vs[i].refusal),
-			      "%s: refused with '%s' (got '%s')", what, vs[i].refusal, mmagen_last_error());
-			continue;
-		}
-		CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
+		assemble_or_refused(ptxas, dir, &r, what, vs[i].refusal);
 	}
 }
 
