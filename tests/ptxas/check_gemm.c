@@ -23,12 +23,12 @@ static const struct { mmagen_type a, b, out; } combos[] = {
 };
 
 static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
-			const char *what, const char *arch);
+			const char *what, const char *arch, int no_spill);
 
 static int assemble(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
 		    const char *what)
 {
-	return assemble_for(ptxas, dir, r, what, "sm_90a");
+	return assemble_for(ptxas, dir, r, what, "sm_90a", 0);
 }
 
 /* The mma.sync path: every type mix, layout and accumulator it offers, on
@@ -83,7 +83,7 @@ static void check_sm80(const char *ptxas, const char *dir)
 					      "%s: refused with the rule", what);
 					continue;
 				}
-				CHECK(!assemble_for(ptxas, dir, &r, what, archs[t]), "%s", what);
+				CHECK(!assemble_for(ptxas, dir, &r, what, archs[t], l == MMAGEN_GEMM_TN), "%s", what);
 			}
 	/* both stage rows (tile K of 64- and 128-byte rows) for every type
 	 * and layout on every target, on the default tile and the one-warp
@@ -112,7 +112,8 @@ static void check_sm80(const char *ptxas, const char *dir)
 							continue;
 						}
 						CHECK(info.tile_k == r.tile_k, "%s: tile K %u", what, info.tile_k);
-						CHECK(!assemble_for(ptxas, dir, &r, what, archs[t]), "%s", what);
+						CHECK(!assemble_for(ptxas, dir, &r, what, archs[t],
+								    l == MMAGEN_GEMM_TN), "%s", what);
 					}
 	for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
 		mmagen_gemm_request r;
@@ -125,12 +126,18 @@ static void check_sm80(const char *ptxas, const char *dir)
 		r.split_k = tiles[t][2];
 		snprintf(what, sizeof what, "mma.sync gemm sm_80 bf16 -> %s, tile %ux%u, split-k %u",
 			 mmagen_type_name(r.out), tiles[t][0], tiles[t][1], tiles[t][2]);
-		CHECK(!assemble_for(ptxas, dir, &r, what, "sm_80"), "%s", what);
+		CHECK(!assemble_for(ptxas, dir, &r, what, "sm_80", 1), "%s", what);
 	}
 }
 
+/* r assembles for arch with neither warning below; with no_spill, also
+ * without local-memory spills (the mma.sync path's K-major kernels: their
+ * copies share one pointer per operand so that 8 warps of 64 x 64 fit the
+ * register file), except where ptxas emulates the instruction (FP8 and
+ * 4-bit mma.sync on sm_90: correctness only, and the emulation's own
+ * registers spill) */
 static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_request *r,
-			const char *what, const char *arch)
+			const char *what, const char *arch, int no_spill)
 {
 	char path[600], cmd[1600];
 	char *text;
@@ -148,7 +155,7 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	mmagen_free(text);
 	if (bad)
 		return printf("FAIL: cannot write %s\n", path), 1;
-	snprintf(cmd, sizeof cmd, "'%s' -arch=%s '%s' -o /dev/null >'%s.log' 2>&1",
+	snprintf(cmd, sizeof cmd, "'%s' -v -arch=%s '%s' -o /dev/null >'%s.log' 2>&1",
 		 ptxas, arch, path, path);
 	if (system(cmd)) {
 		printf("FAIL: %s does not assemble (see %s.log)\n", what, path);
@@ -162,10 +169,17 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	 * the next: a fraction of the tensor cores' speed) */
 	char line[512];
 	int ignored = 0, serial = 0;
+	unsigned long spill = 0;
 	if ((fp = fopen(path, "r"))) {
 		while (fgets(line, sizeof line, fp)) {
+			const char *sp = strstr(line, " bytes spill stores");
 			ignored |= strstr(line, "C7508") != NULL;
 			serial |= strstr(line, "C7518") != NULL;
+			if (sp) {     /* "..., N bytes spill stores, ..." */
+				while (sp > line && sp[-1] >= '0' && sp[-1] <= '9')
+					sp--;
+				spill += strtoul(sp, NULL, 10);
+			}
 		}
 		fclose(fp);
 	}
@@ -176,6 +190,12 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	}
 	if (serial) {
 		printf("FAIL: %s: ptxas serialized the wgmma (C7518)\n", what);
+		return 1;
+	}
+	int emulated = !strncmp(arch, "sm_90", 5) &&
+		       (mmagen_type_bits(r->a) == 4 || r->a == MMAGEN_E4M3 || r->a == MMAGEN_E5M2);
+	if (no_spill && !emulated && spill) {
+		printf("FAIL: %s: %lu bytes of spill stores\n", what, spill);
 		return 1;
 	}
 	return 0;
@@ -368,7 +388,7 @@ static void check_chosen(const char *ptxas, const char *dir)
 		snprintf(what, sizeof what, "chosen %s %s -> %s for %ux%ux%u: tile %ux%u, %u stages, split %u",
 			 cs[i].arch, mmagen_type_name(r.a), mmagen_type_name(r.out), cs[i].m, cs[i].n,
 			 cs[i].k, r.tile_m, r.tile_n, r.stages, r.split_k);
-		CHECK(!assemble_for(ptxas, dir, &r, what, cs[i].arch), "%s", what);
+		CHECK(!assemble_for(ptxas, dir, &r, what, cs[i].arch, 0), "%s", what);
 	}
 }
 
