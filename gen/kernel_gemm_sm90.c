@@ -130,7 +130,8 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 			req->layout == MMAGEN_GEMM_NN ? "nn" : "nt", MN_BOX, g->bm, g->bn);
 	if (g->bn % 16 || g->bn < 16 || g->bn > 256)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"tile N is a multiple of 16 from 16 to 256 (wgmma's N), not %u", g->bn);
+			"tile N is a multiple of 16 from 16 to 256 (wgmma's N), not %u; use %u", g->bn,
+			g->bn < 16 ? 16 : g->bn > 256 ? 256 : (g->bn + 8) / 16 * 16);
 	/* FP8: the partial sums join f32 every promote_k elements of K (a
 	 * power-of-two number of K blocks) */
 	g->promote_every = 1;

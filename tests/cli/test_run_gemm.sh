@@ -86,6 +86,10 @@ refused 2 "bad --promote '0'" $F8 --promote 0
 refused 1 "applies to FP8 A and B.*not bf16; leave it out" $G --arch sm_90a --m 8 --n 8 --k 8 --promote 256
 refused 1 "--promote is the sm_90a wgmma path's" run gemm --a e4m3 --b e4m3 --out bf16 --arch sm_89 --m 8 --n 8 --k 128 --promote 256
 accepted $F8 --promote 512
+# tile N: the nearest multiple of 16 in wgmma's range
+refused 1 "not 1024; use 256" $G --arch sm_90a --m 8 --n 8 --k 8 --tile 128x1024
+refused 1 "not 100; use 96" $G --arch sm_90a --m 8 --n 8 --k 8 --tile 128x100
+refused 1 "not 8; use 16" $G --arch sm_90a --m 8 --n 8 --k 8 --tile 128x8
 # --group takes 1 to 65535 tile rows (100 was refused as malformed)
 accepted $G --arch sm_90a --m 8 --n 8 --k 8 --group 100
 refused 1 "group 70000 is out of range; use 1 to 65535 tile rows" $G --arch sm_90a --m 8 --n 8 --k 8 --group 70000
