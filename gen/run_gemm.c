@@ -478,8 +478,7 @@ struct timing {
 static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t blocker,
 		 uint64_t blocker_bytes, float *ms, int *gaps)
 {
-	unsigned n = reps;     /* timed launches */
-	mmart_event **ev = calloc(n + 3, sizeof *ev);
+	mmart_event **ev = calloc(reps + 3, sizeof *ev);
 	float block_ms = 0;
 	double host_ms = 0;
 	int rc = 1;
@@ -488,7 +487,7 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		goto out;
 	}
-	for (unsigned i = 0; i < n + 3; i++)
+	for (unsigned i = 0; i < reps + 3; i++)
 		if (mmart_event_create(g->ctx, &ev[i]))
 			goto rt;
 	/* the warm-up's last launch on the set before the first timed one's */
@@ -497,24 +496,24 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 			goto out;
 	if (mmart_stream_sync(g->ctx, g->stream))
 		goto rt;
-	if (mmart_event_record(g->ctx, ev[n + 1], g->stream) ||
+	if (mmart_event_record(g->ctx, ev[reps + 1], g->stream) ||
 	    (blocker && mmart_memset8_async(g->ctx, blocker, 0, blocker_bytes, g->stream)) ||
-	    mmart_event_record(g->ctx, ev[n + 2], g->stream))
+	    mmart_event_record(g->ctx, ev[reps + 2], g->stream))
 		goto rt;
 	double t0 = now_ms();
-	for (unsigned r = 0; r < n; r++) {
+	for (unsigned r = 0; r < reps; r++) {
 		if (mmart_event_record(g->ctx, ev[r], g->stream))
 			goto rt;
 		if (launch(g, &g->sets[r % g->nsets]))
 			goto out;
 	}
-	if (mmart_event_record(g->ctx, ev[n], g->stream))
+	if (mmart_event_record(g->ctx, ev[reps], g->stream))
 		goto rt;
 	host_ms = now_ms() - t0;
 	if (mmart_stream_sync(g->ctx, g->stream) ||
-	    mmart_event_elapsed_ms(g->ctx, ev[n + 1], ev[n + 2], &block_ms))
+	    mmart_event_elapsed_ms(g->ctx, ev[reps + 1], ev[reps + 2], &block_ms))
 		goto rt;
-	for (unsigned r = 0; r < n; r++)
+	for (unsigned r = 0; r < reps; r++)
 		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], &ms[r]))
 			goto rt;
 	*gaps |= host_ms > block_ms;
@@ -523,7 +522,7 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 rt:
 	rc = rt_fail("timing");
 out:
-	for (unsigned i = 0; ev && i < n + 3; i++)
+	for (unsigned i = 0; ev && i < reps + 3; i++)
 		mmart_event_destroy(g->ctx, ev[i]);
 	free(ev);
 	return rc;
@@ -537,6 +536,16 @@ static void summarize(float *ms, unsigned n, int gaps, struct timing *t)
 	t->min = ms[0];
 	t->max = ms[n - 1];
 	t->gaps = gaps;
+}
+
+/* One side's figure from its two bursts: the mean of their medians, the
+ * least and most of both. */
+static struct timing two_bursts(const struct timing *x, const struct timing *y)
+{
+	return (struct timing){ .median = (x->median + y->median) / 2,
+				.min = x->min < y->min ? x->min : y->min,
+				.max = x->max > y->max ? x->max : y->max,
+				.gaps = x->gaps | y->gaps };
 }
 
 /* One burst of `reps` launches, summarized. */
@@ -806,14 +815,8 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 			goto out;
 		summarize(ms, reps, gaps[i], &b[i]);
 	}
-	tm = (struct timing){ .median = (b[0].median + b[3].median) / 2,
-			      .min = b[0].min < b[3].min ? b[0].min : b[3].min,
-			      .max = b[0].max > b[3].max ? b[0].max : b[3].max,
-			      .gaps = gaps[0] | gaps[3] };
-	tl = (struct timing){ .median = (b[1].median + b[2].median) / 2,
-			      .min = b[1].min < b[2].min ? b[1].min : b[2].min,
-			      .max = b[1].max > b[2].max ? b[1].max : b[2].max,
-			      .gaps = gaps[1] | gaps[2] };
+	tm = two_bursts(&b[0], &b[3]);
+	tl = two_bursts(&b[1], &b[2]);
 	double rel;
 	if (compare_with_lt(g, &rel))
 		goto out;
