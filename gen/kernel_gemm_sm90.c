@@ -102,8 +102,12 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 			g->group > 65535 ? g->group : req->stages,
 			g->group > 65535 ? "1 to 65535 tile rows" : "2 to 32 stages (shared memory allows fewer)");
 	/* two CTAs sharing B by multicast: less L2 traffic, and on the
-	 * power-capped H200 less energy (bf16 8192^3: 0.91 vs 0.90) */
-	g->cluster = req->cluster ? req->cluster : g->b_mn ? 1 : 2;
+	 * power-capped H200 less energy (bf16 8192^3: 0.91 vs 0.90).  FP8
+	 * runs alone: with 5 stages, cluster 1 was as fast or faster at
+	 * every shape timed (H200, against cuBLASLt in the same run: 4096^3
+	 * 0.899 vs 0.873, 4096 x 4096 x 14336 0.918 vs 0.906, 2048^3 0.778
+	 * vs 0.745) */
+	g->cluster = req->cluster ? req->cluster : g->b_mn || g->promote ? 1 : 2;
 	if (g->cluster != 1 && g->cluster != 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"cluster is 1 or 2 CTAs (two CTAs share B through TMA multicast), not %u",
@@ -188,7 +192,29 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	if (!req->stages && mmagen_type_bits(req->a) == 16 && mmagen_type_bits(req->b) == 16 &&
 	    g->bm == GEMM_BM && g->bn == 256 && g->stages > 3)
 		g->stages = 3;
+	/* FP8 (128-row tiles): one more stage rather than a second staging
+	 * buffer per warpgroup (128x192: 5 stages and one buffer against 4
+	 * and two, H200, same runs: 4096^3 0.874 -> 0.899 of cuBLASLt with
+	 * cluster 1, 4096 x 14336 x 4096 0.951 -> 0.962, 8192^3 0.95 ->
+	 * 0.96-0.98 when the clock holds) */
+	if (!req->stages && g->promote && g->bm == GEMM_BM && g->d_bufs == 2) {
+		unsigned one = (SMEM_LIMIT - 2 * D_CHUNK_BYTES - 64) / (g->a_stage + g->b_stage + 16);
+		if (one > g->stages && one <= 6) {
+			g->stages = one;
+			g->d_bufs = 1;
+			g->d_stage = 2 * D_CHUNK_BYTES;
+		}
+	}
 	g->smem = g->stages * (g->a_stage + g->b_stage) + g->d_stage + 2 * 8 * g->stages;
+	/* stages asked for that leave no room for two staging buffers: one
+	 * per warpgroup (each chunk's store has read it before the next
+	 * chunk goes in), else D goes out by direct stores */
+	if (req->stages && g->d_bufs && g->smem > SMEM_LIMIT) {
+		g->smem -= g->d_stage;
+		g->d_bufs = g->smem + 2 * D_CHUNK_BYTES <= SMEM_LIMIT ? 1 : 0;
+		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
+		g->smem += g->d_stage;
+	}
 	/* a buffer per chunk when that leaves the stages as they are: the
 	 * epilogue then waits on no store of its own tile */
 	if (g->d_bufs && chunks > g->d_bufs &&
@@ -197,7 +223,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		g->d_bufs = chunks;
 		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 	}
-	unsigned most = room / (g->a_stage + g->b_stage + 16);
+	unsigned most = (SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16);
 	if (most > 32)
 		most = 32;
 	if (g->stages < 2)
@@ -476,8 +502,9 @@ static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c
 		ke(kb, "\tadd.u32 $r, $r, $u;\n", base, e->srow, c * D_CHUNK_BYTES);
 		return;
 	}
-	ke(kb, "\t@$r cp.async.bulk.wait_group.read 1;\n\tbar.sync $r, 128;\n"
-	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->wgbar, base, e->srow, e->ebuf);
+	ke(kb, "\t@$r cp.async.bulk.wait_group.read $u;\n\tbar.sync $r, 128;\n"
+	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->bufs == 1 ? 0 : 1, e->wgbar, base, e->srow,
+	   e->ebuf);
 }
 
 static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg base, unsigned col0)
@@ -507,8 +534,9 @@ static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 	ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
 	   e->wgbar, e->issuer, skip);
 	chunk_store(kb, e, x, y, base, c * cols);
-	ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n\txor.b32 $r, $r, $u;\n",
-	   skip, e->ebuf, e->ebuf, D_CHUNK_BYTES);
+	ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n", skip);
+	if (e->bufs == 2)
+		ke(kb, "\txor.b32 $r, $r, $u;\n", e->ebuf, e->ebuf, D_CHUNK_BYTES);
 }
 
 /* The pair (lo, hi) of column group jj of the chunk, row half h, into
