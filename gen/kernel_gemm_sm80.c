@@ -110,10 +110,11 @@ static int tile_ok(unsigned v)
  * keep as many bytes in flight as 6 narrow ones (the H200, bf16
  * 128x256: 510 TFLOP/s against 499 with 6 narrow, 474 with 3 wide), so
  * sm_80's 163 KB and sm_86/sm_89's 99 KB keep 64-byte rows for the
- * 8-warp tiles.  An MN-major operand
- * keeps a pointer, K row and predicate per copy, twice as many copies
- * with 128-byte rows, and ptxas spills them (sm_90 128x256 nt: 32 bytes,
- * tt: 4), so nn, nt and tt take 128-byte rows only when asked. */
+ * 8-warp tiles.  nn, nt and tt take 128-byte rows only when asked:
+ * their copies once kept a pointer, K row and predicate each and ptxas
+ * spilled; since they share one pointer (emit_mn_load), bf16 nn/nt/tt
+ * assemble without spills for sm_80 and sm_90 with either row, but
+ * their 128-byte rows have not been timed on a GPU. */
 static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan *g,
 			       unsigned limit)
 {
@@ -221,18 +222,20 @@ struct k80 {
 	kreg tid, warp, lane, m, n, k, m0, n0, z, kb_begin, kb_end, smem;
 	kreg kload, wbase, rstage, wstage;
 	kreg wm, wn;                 /* the warp's row and column of warp tiles */
-	/* copies: per operand, per copy; soff: the stage offsets of the
-	 * thread's chunk in copies 0 .. nsoff-1 (one, unless a copy pass is
-	 * fewer than the 8 rows after which the swizzle repeats) */
+	/* copies: per operand, the copies a thread makes; soff: the stage
+	 * offsets of the thread's chunk in copies 0 .. nsoff-1 (one, unless
+	 * a copy pass is fewer than the 8 rows after which the swizzle
+	 * repeats) */
 	unsigned copies[2], nsoff;
 	kreg base[2], kstride[2], soff[2];
-	/* an operand's copies share one pointer gptr, koff its first copy's
+	/* an operand's copies share one pointer gptr (copy 0's), koff its
 	 * K position, rstride a byte stride and left the rows (K-major) or
-	 * columns (MN-major) of the matrix from its first copy's on: K-major
-	 * copy i is i * tr rows (rstride) further, inside while i * tr <
-	 * left; MN-major, emit_mn_load.  Per-copy pointers, K rows and
-	 * predicates cost the 8-warp tile 24 registers and 12 predicates
-	 * with 128-byte rows, and ptxas spilled */
+	 * columns (MN-major) of the matrix from copy 0's on: K-major copy
+	 * i is i * tr rows (rstride) further, inside while i * tr < left;
+	 * MN-major, see mn_groups (rstride only with several groups).
+	 * Per-copy pointers, K rows and predicates cost the 8-warp tile 24
+	 * registers and 12 predicates with 128-byte rows, and ptxas
+	 * spilled */
 	kreg gptr[2], koff[2], rstride[2], left[2];
 	/* fragments: per operand, the lane's offset for logical chunk 2h
 	 * (the K bytes of step h in a K-major row, or 16 columns h of an
