@@ -110,10 +110,11 @@ static int tile_ok(unsigned v)
  * keep as many bytes in flight as 6 narrow ones (the H200, bf16
  * 128x256: 510 TFLOP/s against 499 with 6 narrow, 474 with 3 wide), so
  * sm_80's 163 KB and sm_86/sm_89's 99 KB keep 64-byte rows for the
- * 8-warp tiles.  An MN-major operand
- * keeps a pointer, K row and predicate per copy, twice as many copies
- * with 128-byte rows, and ptxas spills them (sm_90 128x256 nt: 32 bytes,
- * tt: 4), so nn, nt and tt take 128-byte rows only when asked. */
+ * 8-warp tiles.  nn, nt and tt take 128-byte rows only when asked:
+ * their copies once kept a pointer, K row and predicate each and ptxas
+ * spilled; since they share one pointer (emit_mn_load), bf16 nn/nt/tt
+ * assemble without spills for sm_80 and sm_90 with either row, but
+ * their 128-byte rows have not been timed on a GPU. */
 static mmagen_status pick_rows(const mmagen_gemm_request *req, struct gemm_plan *g,
 			       unsigned limit)
 {
@@ -221,17 +222,21 @@ struct k80 {
 	kreg tid, warp, lane, m, n, k, m0, n0, z, kb_begin, kb_end, smem;
 	kreg kload, wbase, rstage, wstage;
 	kreg wm, wn;                 /* the warp's row and column of warp tiles */
-	/* copies: per operand, per copy; soff: the stage offsets of the
-	 * thread's chunk in copies 0 .. nsoff-1 (one, unless a copy pass is
-	 * fewer than the 8 rows after which the swizzle repeats) */
+	/* copies: per operand, the copies a thread makes; soff: the stage
+	 * offsets of the thread's chunk in copies 0 .. nsoff-1 (one, unless
+	 * a copy pass is fewer than the 8 rows after which the swizzle
+	 * repeats) */
 	unsigned copies[2], nsoff;
-	kreg gptr[2][16], koff[2][16], rowok[2][16], base[2], kstride[2], soff[2];
-	/* a K-major operand's copies share gptr[0]: copy i is i * tr rows
-	 * (rstride bytes) further, inside the matrix while i * tr < left
-	 * (its rows from the thread's first on); per-copy pointers and
-	 * predicates cost 128-byte rows 24 registers and 12 predicates in
-	 * the 8-warp tile */
-	kreg rstride[2], left[2];
+	kreg base[2], kstride[2], soff[2];
+	/* an operand's copies share one pointer gptr (copy 0's), koff its
+	 * K position, rstride a byte stride and left the rows (K-major) or
+	 * columns (MN-major) of the matrix from copy 0's on: K-major copy
+	 * i is i * tr rows (rstride) further, inside while i * tr < left;
+	 * MN-major, see mn_groups (rstride only with several groups).
+	 * Per-copy pointers, K rows and predicates cost the 8-warp tile 24
+	 * registers and 12 predicates with 128-byte rows, and ptxas
+	 * spilled */
+	kreg gptr[2], koff[2], rstride[2], left[2];
 	/* fragments: per operand, the lane's offset for logical chunk 2h
 	 * (the K bytes of step h in a K-major row, or 16 columns h of an
 	 * MN-major panel), for h < nlad; lad: loff + the read stage.  64-byte
@@ -265,17 +270,30 @@ static void emit_swizzle_key(struct kb *kb, unsigned rb, kreg t, kreg row)
 		ke(kb, "\tand.b32 $r, $r, 7;\n", t, row);
 }
 
+/* An MN-major operand's copy i is stage row row + i tr (row = tid / cpr):
+ * k-row r % bk of panel r / bk (rb/2 columns each).  tr and bk are
+ * powers of two, so copy i = nj p + j is k-row kr0 + j tr of panel p0 +
+ * p pstep, kr0 and p0 being copy 0's: nj = bk / tr k-row groups share a
+ * panel where a pass is fewer rows than a K block (pstep 1), else one
+ * group (nj 1) and each copy is pstep = tr / bk panels further. */
+static void mn_groups(unsigned tr, unsigned bk, unsigned *nj, unsigned *pstep)
+{
+	*nj = tr < bk ? bk / tr : 1;
+	*pstep = tr < bk ? 1 : tr / bk;
+}
+
 /* Per-thread copy addresses.  A row is cpr = rb/16 chunks; copy c of a
  * thread covers stage row r = c * tr + tid/cpr (tr = threads/cpr), chunk
- * tid % cpr: K-major, a pointer, its row stride and the rows left;
- * MN-major, a pointer, K row and column predicate per copy. */
+ * tid % cpr.  Each operand keeps one pointer (copy 0's), a byte stride
+ * and the rows (K-major) or columns (MN-major) left from copy 0's on;
+ * the copies' other offsets are immediates. */
 static void emit_copy_setup(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
 	unsigned rb = g->row_bytes, cpr = rb / 16, tr = g->threads / cpr;
 	kreg row = kb_reg(kb, K_B32), ch = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
-	kreg r = kb_reg(kb, K_B32), w = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
+	kreg col = kb_reg(kb, K_B32), w = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
 
 	ke(kb, "\t// cp.async: this thread's chunk (tid %% $u) of stage rows tid / $u + $u c\n",
 	   cpr, cpr, tr);
@@ -316,10 +334,10 @@ static void emit_copy_setup(struct k80 *c)
 			 * i: tr i rows further */
 			kreg gp = kb_reg(kb, K_B64), rs = kb_reg(kb, K_B64);
 			kreg lf = kb_reg(kb, K_B32), ko = kb_reg(kb, K_B32);
-			c->gptr[op][0] = gp;
+			c->gptr[op] = gp;
 			c->rstride[op] = rs;
 			c->left[op] = lf;
-			c->koff[op][0] = ko;
+			c->koff[op] = ko;
 			ke(kb, "\tadd.u32 $r, $r, $r;\n\tmax.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n"
 			       "\tmul.wide.u32 $r, $r, $r;\n",
 			   t, o0, row, lf, lim, t, lf, lf, t, w, t, ld);
@@ -331,23 +349,80 @@ static void emit_copy_setup(struct k80 *c)
 			ke(kb, "\tshl.b32 $r, $r, $u;\n", ko, ch, gemm_log2u(128 / g->bits));
 			continue;
 		}
-		for (unsigned i = 0; i < c->copies[op]; i++) {
-			/* stage row r: panel r / bk, k-row r % bk; the chunk
-			 * holds elements o0 + rb/2 panel + 8 ch */
-			kreg gp = kb_reg(kb, K_B64), ok = kb_reg(kb, K_PRED), kr = kb_reg(kb, K_B32);
-			c->gptr[op][i] = gp;
-			c->rowok[op][i] = ok;
-			c->koff[op][i] = kr;
-			ke(kb, "\tadd.u32 $r, $r, $u;\n", r, row, i * tr);
-			ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
-			       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
-			       "\tsetp.lt.u32 $r, $r, $r;\n",
-			   kr, r, g->bk - 1, t, r, gemm_log2u(g->bk), t, t, gemm_log2u(rb / 2), t, t,
-			   o0, t, ch, t, ok, t, lim);
-			ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
-			   w, kr, ld, x, t, w, w, x);
-			to_bytes(kb, w, g->bits);
-			ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
+		/* copy 0: k-row kr0 (koff) of panel p0, columns o0 + rb/2 p0
+		 * + 8 ch on; left: the columns from there on; rstride: tr
+		 * k-rows, the step between k-row groups */
+		unsigned nj, pstep;
+		mn_groups(tr, g->bk, &nj, &pstep);
+		assert(g->bits == 16 && c->copies[op] % nj == 0);
+		kreg gp = kb_reg(kb, K_B64), lf = kb_reg(kb, K_B32), kr = kb_reg(kb, K_B32);
+		c->gptr[op] = gp;
+		c->left[op] = lf;
+		c->koff[op] = kr;
+		ke(kb, "\tand.b32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+		       "\tshl.b32 $r, $r, $u;\n\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n"
+		       "\tmax.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n",
+		   kr, row, g->bk - 1, col, row, gemm_log2u(g->bk), col, col, gemm_log2u(rb / 2),
+		   col, col, o0, col, ch, col, lf, lim, col, lf, lf, col);
+		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tcvt.u64.u32 $r, $r;\n\tadd.u64 $r, $r, $r;\n",
+		   w, kr, ld, x, col, w, w, x);
+		to_bytes(kb, w, g->bits);
+		ke(kb, "\tadd.u64 $r, $r, $r;\n", gp, c->base[op], w);
+		if (nj > 1) {
+			c->rstride[op] = kb_reg(kb, K_B64);
+			ke(kb, "\tmul.wide.u32 $r, $r, $u;\n", c->rstride[op], ld, tr);
+			to_bytes(kb, c->rstride[op], g->bits);
+		}
+	}
+}
+
+/* An MN-major operand's copies (mn_groups): k-row group j is inside K
+ * while j tr < kl, the K rows from copy 0's on; panel p inside N (M)
+ * while p pstep rb/2 < left, the columns from copy 0's on.  The pointer
+ * moves rstride a group; a panel's pstep rb bytes are immediates.  With
+ * one panel, its test goes into the K block's (one setp for all copies:
+ * per-copy tests of 16 groups, both operands, made ptxas spill). */
+static void emit_mn_load(struct k80 *c, int op, kreg inc, kreg kpos, kreg kv, const kreg *dst)
+{
+	const struct gemm_plan *g = c->g;
+	struct kb *kb = c->kb;
+	unsigned rb = g->row_bytes, tr = g->threads / (rb / 16), ns = c->nsoff, nj, pstep;
+	unsigned off = op ? g->a_stage : 0;
+	kreg kp = kb_reg(kb, K_B32), kl = kb_reg(kb, K_B32);
+	kreg q = kb_reg(kb, K_PRED), p = kb_reg(kb, K_PRED);
+	kreg cur = kb_reg(kb, K_B64), at = kb_reg(kb, K_B64), src = kb_reg(kb, K_B64);
+	kreg sz = kb_reg(kb, K_B32);
+
+	mn_groups(tr, g->bk, &nj, &pstep);
+	unsigned np = c->copies[op] / nj;
+	ke(kb, "\tadd.u32 $r, $r, $r;\n\tadd.u64 $r, $r, $r;\n", kp, kpos, c->koff[op], cur,
+	   c->gptr[op], inc);
+	if (nj > 1)          /* kl: the K rows left from copy 0's on */
+		ke(kb, "\tmax.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n", kl, c->k, kp, kl, kl, kp);
+	kreg kq = kv;        /* what each group's K test is and-ed with */
+	if (np == 1) {
+		kq = kb_reg(kb, K_PRED);
+		ke(kb, "\tsetp.gt.and.u32 $r, $r, 0, $r;\n", kq, c->left[op], kv);
+	}
+	for (unsigned j = 0; j < nj; j++) {
+		if (j)
+			ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
+		if (nj > 1)
+			ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n", q, kl, j * tr, kq);
+		else
+			ke(kb, "\tsetp.lt.and.u32 $r, $r, $r, $r;\n", q, kp, c->k, kq);
+		for (unsigned pi = 0; pi < np; pi++) {
+			unsigned i = pi * nj + j;
+			kreg a = cur, ok = q;
+			if (pi)
+				ke(kb, "\tadd.u64 $r, $r, $u;\n", a = at, cur, pi * pstep * rb);
+			if (np > 1)
+				ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n", ok = p, c->left[op],
+				   pi * pstep * rb / 2, q);
+			ke(kb, "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
+			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
+			   sz, ok, src, a, c->base[op], ok,
+			   dst[i % ns], off + (i - i % ns) * tr * rb, src, sz);
 		}
 	}
 }
@@ -373,30 +448,22 @@ static void emit_load(struct k80 *c)
 	for (int op = 0; op < 2; op++) {
 		unsigned off = op ? g->a_stage : 0;
 		ke(kb, "\tmul.wide.u32 $r, $r, $r;\n", inc, c->kload, c->kstride[op]);
-		if (!(op ? g->b_mn : g->a_mn)) {
-			/* one K position for every copy; rows by `left` */
-			kreg q = kb_reg(kb, K_PRED), cur = kb_reg(kb, K_B64);
-			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
-			       "\tadd.u64 $r, $r, $r;\n",
-			   kp, kpos, c->koff[op][0], q, kp, c->k, kv, cur, c->gptr[op][0], inc);
-			for (unsigned i = 0; i < c->copies[op]; i++) {
-				if (i)
-					ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
-				ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n"
-				       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
-				       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
-				   p, c->left[op], i * tr, q, sz, p, src, cur, c->base[op], p,
-				   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
-			}
+		if (op ? g->b_mn : g->a_mn) {
+			emit_mn_load(c, op, inc, kpos, kv, dst);
 			continue;
 		}
+		/* one K position for every copy; rows by `left` */
+		kreg q = kb_reg(kb, K_PRED), cur = kb_reg(kb, K_B64);
+		ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
+		       "\tadd.u64 $r, $r, $r;\n",
+		   kp, kpos, c->koff[op], q, kp, c->k, kv, cur, c->gptr[op], inc);
 		for (unsigned i = 0; i < c->copies[op]; i++) {
-			ke(kb, "\tadd.u32 $r, $r, $r;\n\tsetp.lt.and.u32 $r, $r, $r, $r;\n"
-			       "\tand.pred $r, $r, $r;\n\tadd.u64 $r, $r, $r;\n"
+			if (i)
+				ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
+			ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n"
 			       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
 			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
-			   kp, kpos, c->koff[op][i], p, kp, c->k, kv, p, p, c->rowok[op][i],
-			   src, c->gptr[op][i], inc, sz, p, src, src, c->base[op], p,
+			   p, c->left[op], i * tr, q, sz, p, src, cur, c->base[op], p,
 			   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
 		}
 	}

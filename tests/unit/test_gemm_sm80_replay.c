@@ -1047,6 +1047,12 @@ int main(void)
 		  MMAGEN_GEMM_TN, 1, 70, 80, 304, 3, -2, 0, 64, 64 },
 		{ "f16 -> f16 nn tile 256x128 264x136x72", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
 		  MMAGEN_GEMM_NN, 1, 264, 136, 72, 1.5f, 0.5f, 0, 256, 128 },
+		/* MN-major copies of 4 warps: a pass of 64-byte rows is one
+		 * K block of a panel, of 128-byte rows a quarter of one */
+		{ "bf16 -> f32 nt tile 128x128 200x136x168", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_NT, 1, 200, 136, 168, 1.5f, 0.5f, 0, 128, 128 },
+		{ "f16 -> f16 nt tile 64x256 72x264x120", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
+		  MMAGEN_GEMM_NT, 1, 72, 264, 120, 1.5f, 0.5f, 0, 64, 256 },
 		{ "s4 x u4 -> s32 tile 64x256 65x300x384", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
 		  MMAGEN_GEMM_TN, 1, 65, 300, 384, 3, -2, 0, 64, 256 },
 		{ "f16 -> f32 tt split-K 3 200x24x520", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32,
