@@ -390,8 +390,7 @@ static void emit_mn_load(struct k80 *c, int op, kreg inc, kreg kpos, kreg kv, co
 	unsigned off = op ? g->a_stage : 0;
 	kreg kp = kb_reg(kb, K_B32), kl = kb_reg(kb, K_B32);
 	kreg q = kb_reg(kb, K_PRED), p = kb_reg(kb, K_PRED);
-	kreg cur = kb_reg(kb, K_B64), at = kb_reg(kb, K_B64), src = kb_reg(kb, K_B64);
-	kreg sz = kb_reg(kb, K_B32);
+	kreg cur = kb_reg(kb, K_B64), at = kb_reg(kb, K_B64);
 
 	mn_groups(tr, g->bk, &nj, &pstep);
 	unsigned np = c->copies[op] / nj;
@@ -419,24 +418,26 @@ static void emit_mn_load(struct k80 *c, int op, kreg inc, kreg kpos, kreg kv, co
 			if (np > 1)
 				ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n", ok = p, c->left[op],
 				   pi * pstep * rb / 2, q);
-			ke(kb, "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
-			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
-			   sz, ok, src, a, c->base[op], ok,
-			   dst[i % ns], off + (i - i % ns) * tr * rb, src, sz);
+			ke(kb, "\tcp.async.cg.shared.global [$r+$u], [$r], 16, !$r;\n",
+			   dst[i % ns], off + (i - i % ns) * tr * rb, a, ok);
 		}
 	}
 }
 
 /* The copies of K block `kload` into the stage at `wbase`: zero fill
- * (src-size 0, from A's or B's base) where the chunk is outside the
- * matrix or the K block outside this slice. */
+ * (cp.async's ignore-src predicate, PTX 7.5: the source is not read)
+ * where the chunk is outside the matrix or the K block outside this
+ * slice.  (A src-size chosen by selp, and A's or B's base as the source,
+ * took two instructions a copy, and ptxas gave every copy's size one
+ * register: each selp waited for the copy before it to read it, 4% of
+ * the H200's stall samples at bf16 8192^3.) */
 static void emit_load(struct k80 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
 	kreg kpos = kb_reg(kb, K_B32), kv = kb_reg(kb, K_PRED), p = kb_reg(kb, K_PRED);
-	kreg inc = kb_reg(kb, K_B64), src = kb_reg(kb, K_B64), kp = kb_reg(kb, K_B32);
-	kreg sz = kb_reg(kb, K_B32), dst[2] = { kb_reg(kb, K_B32) };
+	kreg inc = kb_reg(kb, K_B64), kp = kb_reg(kb, K_B32);
+	kreg dst[2] = { kb_reg(kb, K_B32) };
 	unsigned tr = g->threads / (g->row_bytes / 16), ns = c->nsoff;
 
 	ke(kb, "\tshl.b32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n",
@@ -461,10 +462,9 @@ static void emit_load(struct k80 *c)
 			if (i)
 				ke(kb, "\tadd.u64 $r, $r, $r;\n", cur, cur, c->rstride[op]);
 			ke(kb, "\tsetp.gt.and.u32 $r, $r, $u, $r;\n"
-			       "\tselp.u32 $r, 16, 0, $r;\n\tselp.b64 $r, $r, $r, $r;\n"
-			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, $r;\n",
-			   p, c->left[op], i * tr, q, sz, p, src, cur, c->base[op], p,
-			   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, src, sz);
+			       "\tcp.async.cg.shared.global [$r+$u], [$r], 16, !$r;\n",
+			   p, c->left[op], i * tr, q,
+			   dst[i % ns], off + (i - i % ns) * tr * g->row_bytes, cur, p);
 		}
 	}
 }
@@ -870,9 +870,10 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out)
 	kb_set(&kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
 	set_sizes(&kb, g);
 	kb_at(&kb, "header");
-	/* cp.async and ldmatrix need PTX 7.0; the instruction may need more */
+	/* cp.async and ldmatrix need PTX 7.0, cp.async's ignore-src 7.5; the
+	 * instruction may need more */
 	unsigned v = mmagen_form_min_ptx(g->form, g->req.target);
-	emit_header(kb_buf(&kb), g->req.target, v < 70 ? 70 : v);
+	emit_header(kb_buf(&kb), g->req.target, v < 75 ? 75 : v);
 	c.tid = kb_slot_reg(&kb, "tid", K_B32);
 	c.warp = kb_slot_reg(&kb, "warp", K_B32);
 	c.lane = kb_slot_reg(&kb, "lane", K_B32);

@@ -41,6 +41,7 @@ enum special { SP_TID_X, SP_CTAID_X, SP_CTAID_Z, SP_NCTAID_Z };
 struct opnd {
 	enum okind k;
 	int reg;                     /* O_REG, O_ADDR's base (-1: a name) */
+	int neg;                     /* O_REG written !%p (a negated predicate) */
 	uint64_t imm;                /* O_IMM, O_ADDR's offset, O_SPECIAL */
 	int n, v[MAXVEC];            /* O_VEC */
 	char name[NAMELEN];          /* O_NAME, O_ADDR through a name */
@@ -174,9 +175,10 @@ static int parse_opnd(struct prog *p, char *s, struct opnd *o)
 			 !strcmp(s, "%ctaid.z") ? SP_CTAID_Z : SP_NCTAID_Z;
 		return 0;
 	}
-	if (*s == '%') {
+	if (*s == '%' || (s[0] == '!' && s[1] == '%')) {
 		o->k = O_REG;
-		o->reg = reg_id(p, s);
+		o->neg = *s == '!';
+		o->reg = reg_id(p, s + o->neg);
 		return 0;
 	}
 	if (s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {   /* f32 bits in hex */
@@ -679,7 +681,11 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 	case OP_MUL_F32: D = bits_of(f32_of(S(1)) * f32_of(S(2))); break;
 	case OP_FMA_RN_F32: D = bits_of(fmaf(f32_of(S(1)), f32_of(S(2)), f32_of(S(3)))); break;
 	case OP_CP_ASYNC: {
-		uint32_t dst = (uint32_t)(R(c, t, o[0].reg) + o[0].imm), size = U32(3);
+		/* the fourth operand: src-size, or the ignore-src predicate
+		 * (true: zeros, the source not read) */
+		int pred = o[3].k == O_REG && !strncmp(c->p->regs[o[3].reg], "%p", 2);
+		uint32_t dst = (uint32_t)(R(c, t, o[0].reg) + o[0].imm);
+		uint32_t size = pred ? (!!R(c, t, o[3].reg) != o[3].neg ? 0 : 16) : U32(3);
 		uint64_t src = R(c, t, o[1].reg) + o[1].imm;
 		if (U32(2) != 16 || size > 16)
 			return cta_fail(c, in, "cp-size %u, src-size %u", U32(2), size);
