@@ -497,10 +497,12 @@ static const struct cli_opt options[] = {
 	   "K: mma.sync the K of 64- or 128-byte stage rows (bf16 32 or 64; default 128-byte for tn where 4 stages fit), the other paths only their own"),
 	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
-	   "rows up to 12, 16-bit 128x256 tiles 3; mma.sync 4, with 8 warps up to 6; run gemm on "
-	   "the mma.sync path takes up to 16 when the tiles are fewer than the SMs)"),
+	   "rows up to 12, 16-bit 128x256 tiles 3, FP8 one more beside one D staging buffer; "
+	   "mma.sync 4, with 8 warps up to 6; run gemm on the mma.sync path takes up to 16 when "
+	   "the tiles are fewer than the SMs; sm_90a stages asked for that leave room for one D "
+	   "staging buffer per warpgroup only get one)"),
 	COUNT("--cluster", "1|2", GEMM, "GEMM", gemm.cluster, "1 or 2 (CTAs sharing B)",
-	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for the mma.sync path and layouts nt, tt)"),
+	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for FP8, the mma.sync path and layouts nt, tt)"),
 	COUNT("--group", "G", GEMM, "GEMM", gemm.group, "1 to 65535 tile rows",
 	   "tile rows walked together for L2 reuse (default 8)"),
 	COUNT("--promote", "K", GEMM, "GEMM", gemm.promote_k, "128, 256, 512 or 1024 elements of K",

@@ -21,7 +21,10 @@
  * the map says).  Per consumer warpgroup a buffer for each chunk of the
  * tile's columns where shared memory has room after the stages (one
  * barrier pair per tile), else two, one filled while the other's store
- * reads it.  (A tile of one chunk keeps two buffers and uses the first.) */
+ * reads it, else one (FP8's fifth stage, or stages asked for that leave
+ * room for no more), each chunk's store done reading it before the next
+ * chunk goes in.  (A tile of one chunk keeps two buffers and uses the
+ * first.) */
 #define D_CHUNK_BYTES (64u * SWIZZLE_BYTES)
 /* MN-major operands (16-bit only): TMA boxes of 64 M or N elements (one
  * 128-byte swizzle row) by the K block's 64 rows; boxes MN_BOX_BYTES apart
@@ -208,12 +211,13 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->smem = g->stages * (g->a_stage + g->b_stage) + g->d_stage + 2 * 8 * g->stages;
 	/* stages asked for that leave no room for two staging buffers: one
 	 * per warpgroup (each chunk's store has read it before the next
-	 * chunk goes in), else D goes out by direct stores */
+	 * chunk goes in); never none (direct stores are slower: the error
+	 * below names the stages that fit) */
+	unsigned keep = g->d_bufs ? 2 * D_CHUNK_BYTES : 0;   /* staging that stays */
 	if (req->stages && g->d_bufs && g->smem > SMEM_LIMIT) {
-		g->smem -= g->d_stage;
-		g->d_bufs = g->smem + 2 * D_CHUNK_BYTES <= SMEM_LIMIT ? 1 : 0;
-		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
-		g->smem += g->d_stage;
+		g->smem -= g->d_stage - keep;
+		g->d_bufs = 1;
+		g->d_stage = keep;
 	}
 	/* a buffer per chunk when that leaves the stages as they are: the
 	 * epilogue then waits on no store of its own tile */
@@ -223,7 +227,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		g->d_bufs = chunks;
 		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 	}
-	unsigned most = (SMEM_LIMIT - 64) / (g->a_stage + g->b_stage + 16);
+	unsigned most = (SMEM_LIMIT - keep - 64) / (g->a_stage + g->b_stage + 16);
 	if (most > 32)
 		most = 32;
 	if (g->stages < 2)
@@ -304,7 +308,8 @@ struct ep {
 				   * (16-bit D: of the lane's stmatrix row) */
 	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4
 				   * (16-bit D: (lane/16) ^ (lane%8), << 4) */
-	kreg ebuf;                /* two buffers: 0 or D_CHUNK_BYTES, the one to fill */
+	kreg ebuf;                /* two buffers: 0 or D_CHUNK_BYTES, the one to fill
+				   * (one buffer: 0) */
 	unsigned bufs, chunks;    /* chunk buffers per warpgroup; chunks of a tile */
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
@@ -492,7 +497,8 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
  * writes are made visible to the async proxy, and the issuer stores each
  * chunk's 64 x 128-byte box at (n0 + chunk columns, m0 + 64 (wg-1)).
  * With two buffers the same per chunk, each filled while the other's
- * store reads it.  Uses the template's %m0, %n0, %wg. */
+ * store reads it; with one, each chunk waits until the last chunk's
+ * store has read it.  Uses the template's %m0, %n0, %wg. */
 static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 {
 	if (e->bufs >= e->chunks) {

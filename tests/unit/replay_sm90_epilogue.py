@@ -28,7 +28,9 @@ Checked for every variant:
   - the shared-memory banks of each stmatrix matrix and st.shared:
     conflict-free, except 32-bit D's v2.b32 (2 ways per half warp).
 Then the same replay must fail on mutated kernels (two stmatrix registers
-swapped, the swizzle key dropped, the fence or the wait removed), so that
+swapped, the swizzle key dropped, the fence or the wait removed; with one
+buffer, a chunk that waits for one store too few or a warpgroup that does
+not sync after the issuer's wait), so that
 a replay that checks nothing cannot pass.  Exit 0 when all is as stated,
 1 otherwise."""
 import re
@@ -455,7 +457,8 @@ VARIANTS = [
     ('f16', 'f16', 'bf16', ['--acc', 'f16', '--tile', '128x128']),
     ('bf16', 'bf16', 'bf16', ['--layout', 'nt', '--cluster', '1']),
     ('bf16', 'bf16', 'bf16', ['--layout', 'nn', '--tile', '128x128']),
-    ('e4m3', 'e5m2', 'bf16', []),
+    ('e4m3', 'e5m2', 'bf16', []),                        # one buffer (5 stages)
+    ('bf16', 'bf16', 'bf16', ['--tile', '128x192', '--stages', '5']),   # one, asked for
     ('e4m3', 'e4m3', 'e4m3', ['--tile', '128x128']),
     ('tf32', 'tf32', 'f32', []),
     ('f16', 'f16', 'f32', ['--tile', '128x160']),
@@ -489,6 +492,13 @@ def mutate(ptx, what):
             lines[i] = ''
         elif what == 'wait' and 'cp.async.bulk.wait_group.read' in l:
             lines[i] = ''
+        elif what == 'read1' and re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read 0;', l):
+            # one buffer: the chunk no longer waits for the last one's read
+            lines[i] = l.replace('read 0;', 'read 1;')
+        elif what == 'sync' and re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read', l) \
+                and lines[i + 1].strip().startswith('bar.sync'):
+            # the warpgroup no longer waits for the issuer's wait
+            lines[i + 1] = ''
         elif what == 'key' and 'stmatrix' in l:
             # the xor that makes this stmatrix's address: the swizzle key
             k = next(k for k in range(i - 1, 0, -1) if lines[k].strip().startswith('xor.b32'))
@@ -518,7 +528,8 @@ def main():
                 passed += 1
     # a replay that checks nothing would pass these
     for a, b, out, more, kinds in (('bf16', 'bf16', 'bf16', [], ('swap', 'key', 'fence', 'wait')),
-                                   ('tf32', 'tf32', 'f32', [], ('pair', 'fence', 'wait'))):
+                                   ('tf32', 'tf32', 'f32', [], ('pair', 'fence', 'wait')),
+                                   ('e4m3', 'e5m2', 'bf16', [], ('read1', 'sync', 'fence'))):
         ptx, bm, bn = generate(mmagen, a, b, out, more)
         for kind in kinds:
             bad = mutate(ptx, kind)

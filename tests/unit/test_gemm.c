@@ -98,6 +98,46 @@ static void test_unstaged(void)
 	      "tile 128x256, 4 stages: smem %u", g.smem);
 }
 
+/* Stages asked for that leave no room for two staging buffers get one
+ * per warpgroup (never none: direct stores are slower); more than fit
+ * beside one are refused with the count that fits. */
+static void test_stage_fallback(void)
+{
+	static const struct {
+		mmagen_type a, out;
+		unsigned tile_n, stages;
+		unsigned smem;             /* 0: refused */
+		const char *words;
+	} cases[] = {
+		/* FP8 128x192: 5 x 40 KB stages and 2 x 8 KB of staging */
+		{ MMAGEN_E4M3, MMAGEN_BF16, 192, 5, 5 * (40960 + 16) + 2 * 8192, NULL },
+		{ MMAGEN_E4M3, MMAGEN_BF16, 192, 6, 0, "use 2 to 5 stages" },
+		{ MMAGEN_BF16, MMAGEN_BF16, 192, 5, 5 * (40960 + 16) + 2 * 8192, NULL },
+		/* 128x128 bf16: 6 stages fit beside two buffers, 7 not beside one */
+		{ MMAGEN_BF16, MMAGEN_BF16, 128, 6, 6 * (32768 + 16) + 4 * 8192, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 128, 7, 0, "use 2 to 6 stages" },
+		/* 4 stages of 128x256 fit beside two buffers: two */
+		{ MMAGEN_BF16, MMAGEN_BF16, 256, 4, 4 * (49152 + 16) + 4 * 8192, NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		mmagen_gemm_request r = req(cases[i].a, cases[i].a == MMAGEN_E4M3 ? MMAGEN_E5M2 : cases[i].a,
+					    cases[i].out);
+		mmagen_gemm_info g = { .size = sizeof g };
+		r.tile_n = cases[i].tile_n;
+		r.stages = cases[i].stages;
+		mmagen_status st = mmagen_gemm_info_of(&r, &g);
+		if (!cases[i].smem) {
+			CHECK(st == MMAGEN_INVALID_ARGUMENT && strstr(mmagen_last_error(), cases[i].words),
+			      "fallback %zu: %s", i, mmagen_last_error());
+			continue;
+		}
+		CHECK(st == MMAGEN_OK && g.stages == cases[i].stages && g.smem == cases[i].smem &&
+		      g.box_d[0] * 2 == 128 && g.box_d[1] == 64,
+		      "fallback %zu: status %d, %u stages, smem %u, box_d %ux%u", i, (int)st, g.stages,
+		      g.smem, g.box_d[0], g.box_d[1]);
+	}
+}
+
 /* Each refusal: the status and a word of its rule. */
 static void test_refusals(void)
 {
@@ -338,6 +378,7 @@ int main(void)
 	test_mn_stage();
 	test_acc_and_fp8();
 	test_unstaged();
+	test_stage_fallback();
 	test_refusals();
 	test_schedule();
 	return check_summary();
