@@ -4,15 +4,20 @@
  * reference computed here from A, B and C.
  *
  * The interpreter knows only PTX: the integer and predicate arithmetic
- * that makes the addresses and predicates, cp.async with its src-size
- * zero fill and its groups (a copy lands at the wait that retires its
+ * that makes the addresses and predicates, cp.async with its zero fill
+ * (src-size or ignore-src) and its groups (a copy lands at the wait that retires its
  * group, as late as the rules allow, and reading its bytes before then is
  * reported as a race), ldmatrix (.trans too) and mma.sync with the
  * fragment layouts of the PTX ISA (restated below, not taken from the
  * library), and the epilogue's loads, conversions, stores and atomics.
  * Every global access must lie inside A, B, C or D.  The threads of a CTA
  * run in lockstep, so every branch must be uniform (the kernel's are
- * bra.uni).
+ * bra.uni).  Lockstep alone would hide a missing barrier (every warp has
+ * read a stage before anyone overwrites it): the replay also tracks
+ * happens-before per warp (bar.sync; mbarrier arrive and the wait loop
+ * that sees the phase), and a cp.async into a byte that another warp read
+ * must come after that read.  (It models mbarriers and cp.async's
+ * mbarrier arrive for a pipeline without CTA barriers: branch mbar-sync.)
  *
  * Inputs are small integers, so every sum is exact in f32 (and in f16
  * where the kernel accumulates in f16) and D must match bit for bit.
@@ -74,6 +79,10 @@ struct opnd {
 	X(CVT_RZI_S32_F32, "cvt.rzi.s32.f32") X(MUL_F32, "mul.f32") X(FMA_RN_F32, "fma.rn.f32") \
 	X(CP_ASYNC, "cp.async.cg.shared.global") X(CP_COMMIT, "cp.async.commit_group") \
 	X(CP_WAIT, "cp.async.wait_group") X(BAR_SYNC, "bar.sync") X(BRA_UNI, "bra.uni") \
+	X(BRA, "bra") X(CP_WAIT_ALL, "cp.async.wait_all") \
+	X(MBAR_INIT, "mbarrier.init.shared.b64") X(MBAR_ARRIVE, "mbarrier.arrive.shared.b64") \
+	X(CP_MBAR_ARRIVE, "cp.async.mbarrier.arrive.noinc.shared.b64") \
+	X(MBAR_TEST, "mbarrier.test_wait.parity.shared.b64") \
 	X(RET, "ret") X(LDMATRIX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") \
 	X(LDMATRIX_T, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16")
 
@@ -312,7 +321,7 @@ static int parse(struct prog *p, const char *text)
 	free(copy);
 	for (unsigned i = 0; !rc && i < p->n; i++) {
 		struct ins *in = &p->ins[i];
-		if (in->op != OP_BRA_UNI)
+		if (in->op != OP_BRA_UNI && in->op != OP_BRA)
 			continue;
 		in->target = -1;
 		for (unsigned j = 0; j < p->nlabels; j++)
@@ -340,7 +349,35 @@ static void prog_free(struct prog *p)
 
 struct region { const char *name; uint8_t *p; size_t size; };
 
-struct copy { unsigned t, group, dst, size; uint64_t src; };
+struct copy { unsigned t, group, dst, size, seq; uint64_t src; };
+
+/* An mbarrier (PTX ISA: phases of `count` arrivals; test_wait.parity q is
+ * true once the phase of parity q has completed, so on a fresh barrier
+ * parity 1 passes).  cp.async.mbarrier.arrive.noinc arrives when the
+ * thread's earlier copies have landed: the replay lands them as late as
+ * it can, when a thread tests again a barrier it found incomplete, so
+ * that a read before the wait (or after one test) finds them in flight.  The replay runs the
+ * threads in lockstep: it checks the data each wait promises and that no
+ * wait waits forever; the order of reads before a stage is overwritten is
+ * the empty barriers' (one interleaving only). */
+#define MAXBARS 64
+#define MAXW 16                  /* warps a CTA has at most (512 threads) */
+/* Happens-before, per warp (the lanes run together): vc[w][v] is the last
+ * release of warp v that warp w has acquired (arrive -> test_wait that
+ * sees the phase, or bar.sync).  A shared byte remembers each warp's
+ * clock when it last read it (ldmatrix); a cp.async into it must come
+ * after every other warp's last read of it, through the barriers: that
+ * is what the empty barriers are for, and lockstep alone would hide a
+ * missing one. */
+typedef uint32_t vclock[MAXW];
+struct mbar {
+	unsigned addr, count, pending, phase;   /* phase: completed phases */
+	vclock cur, done[2];                     /* releases into the phase; of the last two */
+	unsigned init_warp, init_clock;
+	unsigned spun;                           /* tests in a row that found it incomplete */
+	unsigned ndefer, defer_t[1024], defer_seq[1024];
+	uint32_t defer_clock[1024];             /* the arriving warp's own clock */
+};
 
 struct cta {
 	const struct prog *p;
@@ -354,6 +391,12 @@ struct cta {
 	struct copy *copies;
 	unsigned ncopies, copycap;
 	unsigned *committed;         /* per thread: groups committed */
+	unsigned *issued;            /* per thread: copies issued */
+	struct mbar bars[MAXBARS];
+	unsigned nbars;
+	vclock vc[MAXW];
+	int test_loops;              /* the test_wait being run is a wait loop's */
+	uint32_t *lastread;          /* per shared byte x warp: clock of the last read, 0: none */
 	char err[256];
 };
 
@@ -557,10 +600,12 @@ static int exec_ldmatrix(struct cta *c, const struct ins *in, unsigned warp)
 		if (addr[l] % 16 || addr[l] + 16 > c->smem_size)
 			return cta_fail(c, in, "warp %u lane %u: row address %u (shared size %u)", warp,
 					l, addr[l], c->smem_size);
-		for (unsigned b = 0; b < 16; b++)
+		for (unsigned b = 0; b < 16; b++) {
 			if (c->inflight[addr[l] + b])
 				return cta_fail(c, in, "warp %u lane %u reads shared byte %u while a cp.async into it has not landed (a race)",
 						warp, l, addr[l] + b);
+			c->lastread[(size_t)(addr[l] + b) * MAXW + warp] = c->vc[warp][warp] + 1;
+		}
 	}
 	for (unsigned i = 0; i < 4; i++)
 		if (conflict(addr + 8 * i))
@@ -692,13 +737,21 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 		if (dst % 16 || dst + 16 > c->smem_size)
 			return cta_fail(c, in, "thread %u: shared address %u (size %u)", t, dst,
 					c->smem_size);
+		for (unsigned b = 0; b < 16; b++)
+			for (unsigned v = 0; v < MAXW; v++) {
+				uint32_t r = c->lastread[(size_t)(dst + b) * MAXW + v];
+				/* read at v's clock r-1: seen once v released past it */
+				if (r && v != t / 32 && c->vc[t / 32][v] < r)
+					return cta_fail(c, in, "thread %u overwrites shared byte %u that warp %u read with nothing ordering that read first (a WAR race: a missing empty wait?)",
+							t, dst + b, v);
+			}
 		if (size && !gaddr(c, in, src, 16))
 			return -1;
 		if (c->ncopies == c->copycap) {
 			c->copycap = c->copycap ? 2 * c->copycap : 4096;
 			c->copies = realloc(c->copies, c->copycap * sizeof *c->copies);
 		}
-		c->copies[c->ncopies++] = (struct copy){ t, c->committed[t], dst, size, src };
+		c->copies[c->ncopies++] = (struct copy){ t, c->committed[t], dst, size, c->issued[t]++, src };
 		for (unsigned b = 0; b < 16; b++)
 			c->inflight[dst + b]++;
 		break;
@@ -732,6 +785,115 @@ static void exec_wait(struct cta *c, unsigned n)
 	c->ncopies = kept;
 }
 
+static struct mbar *mbar_at(struct cta *c, const struct ins *in, unsigned addr, int create)
+{
+	for (unsigned i = 0; i < c->nbars; i++)
+		if (c->bars[i].addr == addr)
+			return &c->bars[i];
+	if (!create || c->nbars == MAXBARS) {
+		cta_fail(c, in, "shared address %u is no initialised mbarrier", addr);
+		return NULL;
+	}
+	struct mbar *b = &c->bars[c->nbars++];
+	memset(b, 0, sizeof *b);
+	b->addr = addr;
+	return b;
+}
+
+static void join(vclock a, const vclock b)
+{
+	for (unsigned i = 0; i < MAXW; i++)
+		if (b[i] > a[i])
+			a[i] = b[i];
+}
+
+/* An arrival that releases what `w` had done up to its own clock `at`
+ * (and what it had acquired: vc[w] when it arrived; the replay joins
+ * the warp's clock as it is, a superset that only ever grows). */
+static void mbar_arrive(struct cta *c, struct mbar *b, unsigned w, uint32_t at)
+{
+	vclock r;
+	memcpy(r, c->vc[w], sizeof r);
+	r[w] = at;
+	join(b->cur, r);
+	if (--b->pending == 0) {
+		memcpy(b->done[b->phase & 1], b->cur, sizeof b->cur);
+		memset(b->cur, 0, sizeof b->cur);
+		b->phase++;
+		b->pending = b->count;
+	}
+}
+
+/* The deferred arrivals of b: each thread's copies issued before its
+ * arrive land, then it arrives. */
+static void mbar_land(struct cta *c, struct mbar *b)
+{
+	for (unsigned d = 0; d < b->ndefer; d++) {
+		unsigned kept = 0;
+		for (unsigned i = 0; i < c->ncopies; i++) {
+			struct copy *k = &c->copies[i];
+			if (k->t == b->defer_t[d] && k->seq < b->defer_seq[d])
+				land(c, k);
+			else
+				c->copies[kept++] = *k;
+		}
+		c->ncopies = kept;
+		mbar_arrive(c, b, b->defer_t[d] / 32, b->defer_clock[d]);
+	}
+	b->ndefer = 0;
+}
+
+/* The mbarrier instructions for thread t. */
+static int exec_mbar(struct cta *c, const struct ins *in, unsigned t)
+{
+	const struct opnd *o = in->o;
+	unsigned ai = in->op == OP_MBAR_ARRIVE || in->op == OP_MBAR_TEST ? 1 : 0;
+	unsigned addr = (uint32_t)(R(c, t, o[ai].reg) + o[ai].imm);
+	if (addr % 8 || addr + 8 > c->smem_size)
+		return cta_fail(c, in, "thread %u: mbarrier at shared address %u", t, addr);
+	struct mbar *b = mbar_at(c, in, addr, in->op == OP_MBAR_INIT);
+	unsigned w = t / 32;
+	if (!b)
+		return -1;
+	if (in->op != OP_MBAR_INIT && c->vc[w][b->init_warp] < b->init_clock)
+		return cta_fail(c, in, "warp %u uses the mbarrier at %u before its initialisation is visible to it (no bar.sync between)",
+				w, addr);
+	switch (in->op) {
+	case OP_MBAR_INIT:
+		memset(b, 0, sizeof *b);
+		b->addr = addr;
+		b->count = b->pending = (unsigned)val(c, t, &o[1]);
+		b->init_warp = w;
+		b->init_clock = ++c->vc[w][w];     /* a release: bar.sync publishes it */
+		return b->count ? 0 : cta_fail(c, in, "mbarrier count 0");
+	case OP_MBAR_ARRIVE:             /* a release: the warp's clock moves on */
+		mbar_arrive(c, b, w, ++c->vc[w][w]);
+		return 0;
+	case OP_CP_MBAR_ARRIVE:
+		if (b->ndefer == 1024)
+			return cta_fail(c, in, "too many deferred arrivals");
+		b->defer_t[b->ndefer] = t;
+		b->defer_clock[b->ndefer] = ++c->vc[w][w];
+		b->defer_seq[b->ndefer++] = c->issued[t];
+		return 0;
+	default: {            /* test_wait.parity */
+		unsigned q = (unsigned)val(c, t, &o[2]) & 1;
+		/* the copies land while the threads spin (run_cta): a test
+		 * that is not repeated after failing finds them in flight */
+		if (t == 0 && (b->phase & 1) == q && b->ndefer && b->spun)
+			mbar_land(c, b);
+		/* phase q completed: the barrier is past it (its current
+		 * phase has the other parity); seeing it acquires its releases */
+		R(c, t, o[0].reg) = (b->phase & 1) != q;
+		/* only a wait loop orders: a test whose result is not waited
+		 * for may have come back false on the GPU */
+		if ((b->phase & 1) != q && b->phase && c->test_loops)
+			join(c->vc[w], b->done[q]);
+		return 0;
+	}
+	}
+}
+
 static int run_cta(struct cta *c)
 {
 	const struct prog *p = c->p;
@@ -741,21 +903,57 @@ static int run_cta(struct cta *c)
 		if (++steps > 50000000u)
 			return cta_fail(c, in, "no end after %u instructions", steps);
 		switch (in->op) {
-		case OP_BRA_UNI: {
+		case OP_BRA_UNI: case OP_BRA: {
 			int take = guard_ok(c, in, 0);
 			for (unsigned t = 1; t < c->threads; t++)
 				if (guard_ok(c, in, t) != take)
-					return cta_fail(c, in, "a bra.uni that diverges (thread %u)", t);
+					return cta_fail(c, in, "a %s that diverges (thread %u)",
+							in->op == OP_BRA ? "bra" : "bra.uni", t);
 			if (take)
 				pc = (unsigned)in->target;
 			break;
 		}
+		case OP_CP_WAIT_ALL:
+			exec_wait(c, 0);
+			for (unsigned i = 0; i < c->ncopies; i++)
+				land(c, &c->copies[i]);
+			c->ncopies = 0;
+			break;
+		case OP_MBAR_INIT: case OP_MBAR_ARRIVE: case OP_CP_MBAR_ARRIVE: case OP_MBAR_TEST:
+			/* a wait loop: the next instruction branches back to
+			 * this test while its predicate is false */
+			c->test_loops = in->op == OP_MBAR_TEST && pc < p->n &&
+					(p->ins[pc].op == OP_BRA || p->ins[pc].op == OP_BRA_UNI) &&
+					p->ins[pc].guard == in->o[0].reg && p->ins[pc].guard_neg &&
+					p->ins[pc].target == (int)pc - 1;
+			for (unsigned t = 0; t < c->threads; t++)
+				if (guard_ok(c, in, t) && exec_mbar(c, in, t))
+					return -1;
+			if (in->op == OP_MBAR_TEST) {   /* lockstep: one test of the CTA */
+				struct mbar *b = mbar_at(c, in, (uint32_t)(R(c, 0, in->o[1].reg) + in->o[1].imm), 0);
+				if (!b)
+					return -1;
+				b->spun = R(c, 0, in->o[0].reg) ? 0 : b->spun + 1;
+				/* spinning: the first failure lands the copies, the
+				 * second... nothing else can arrive in lockstep */
+				if (b->spun > 2)
+					return cta_fail(c, in, "waits on an mbarrier phase that never completes");
+			}
+			break;
 		case OP_RET:
 			if (c->ncopies)
 				return cta_fail(c, in, "%u cp.async copies never waited for", c->ncopies);
 			return 0;
-		case OP_BAR_SYNC:
-			break;           /* lockstep: every thread is here */
+		case OP_BAR_SYNC: {      /* lockstep: every thread is here */
+			vclock all = { 0 };
+			for (unsigned w = 0; w < c->threads / 32; w++) {
+				c->vc[w][w]++;
+				join(all, c->vc[w]);
+			}
+			for (unsigned w = 0; w < c->threads / 32; w++)
+				memcpy(c->vc[w], all, sizeof all);
+			break;
+		}
 		case OP_CP_WAIT:
 			exec_wait(c, (unsigned)in->o[0].imm);
 			break;
@@ -796,6 +994,7 @@ struct problem {
 	float alpha, beta;
 	int last_column_only;   /* only the CTAs of the last tile column, top and bottom */
 	unsigned tile_m, tile_n;  /* 0: the generator's (128 x 256) */
+	unsigned stages;          /* 0: the generator's */
 };
 
 static int is_int(mmagen_type t)
@@ -867,6 +1066,7 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	r.tile_k = rb * 8 / mmagen_type_bits(pr->a);
 	r.tile_m = pr->tile_m;
 	r.tile_n = pr->tile_n;
+	r.stages = pr->stages;
 	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) || mmagen_gemm_info_of(&r, &info)) {
 		fail("%s, %u-byte rows: the generator refuses: %s", pr->what, rb, mmagen_last_error());
 		return;
@@ -928,6 +1128,8 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	c.smem = malloc(info.smem);
 	c.inflight = calloc(info.smem, sizeof *c.inflight);
 	c.committed = calloc(p.threads, sizeof *c.committed);
+	c.issued = calloc(p.threads, sizeof *c.issued);
+	c.lastread = calloc((size_t)info.smem * MAXW, sizeof *c.lastread);
 	c.g[0] = (struct region){ "A", A, mk * wa / 8 };
 	c.g[1] = (struct region){ "B", B, nk * wb / 8 };
 	c.g[2] = (struct region){ "C", C, mn * wo / 8 };
@@ -954,6 +1156,10 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 			memset(c.smem, 0xA5, info.smem);      /* stale bytes, never zero */
 			memset(c.r, 0xA5, (size_t)p.threads * p.nregs * sizeof *c.r);
 			memset(c.committed, 0, p.threads * sizeof *c.committed);
+			memset(c.issued, 0, p.threads * sizeof *c.issued);
+			c.nbars = 0;
+			memset(c.vc, 0, sizeof c.vc);
+			memset(c.lastread, 0, (size_t)info.smem * MAXW * sizeof *c.lastread);
 			c.ncopies = 0;
 			c.ctaid_x = id;
 			c.ctaid_z = z;
@@ -1007,6 +1213,8 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	free(c.smem);
 	free(c.inflight);
 	free(c.committed);
+	free(c.issued);
+	free(c.lastread);
 	free(c.copies);
 	free(A);
 	free(B);
@@ -1022,49 +1230,57 @@ int main(void)
 	static const struct problem probs[] = {
 		/* the H200 failures: 8-bit, N = 3 * 256 + 232, K = 1024 */
 		{ "s8 x s8 -> s32 1000x1000x1024", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 3, -2, 1, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 3, -2, 1, 0, 0, 0 },
 		{ "e4m3 x e5m2 -> f32 1000x1000x1024", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0, 0 },
 		{ "e5m2 x e5m2 -> f16 1000x1000x1024", MMAGEN_E5M2, MMAGEN_E5M2, 0, MMAGEN_F16,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0, 0 },
 		/* and what passed there */
 		{ "bf16 -> bf16 1000x1000x1024", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
-		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 1000, 1000, 1024, 1.5f, 0.5f, 1, 0, 0, 0 },
 		{ "s8 x u8 -> f32 333x258x128", MMAGEN_S8, MMAGEN_U8, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 333, 258, 128, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 333, 258, 128, 1.5f, 0.5f, 0, 0, 0, 0 },
 		{ "e4m3 x e5m2 -> f32 129x66x112", MMAGEN_E4M3, MMAGEN_E5M2, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 129, 66, 112, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 129, 66, 112, 1.5f, 0.5f, 0, 0, 0, 0 },
 		{ "s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0, 0 },
 		{ "tf32 -> f32 129x66x100", MMAGEN_TF32, MMAGEN_TF32, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TN, 1, 129, 66, 100, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 129, 66, 100, 1.5f, 0.5f, 0, 0, 0, 0 },
 		{ "f16 (f16 acc) -> f16 nn 136x264x96", MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16,
-		  MMAGEN_GEMM_NN, 1, 136, 264, 96, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_NN, 1, 136, 264, 96, 1.5f, 0.5f, 0, 0, 0, 0 },
 		{ "bf16 -> f32 nt 72x136x200", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_NT, 1, 72, 136, 200, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_NT, 1, 72, 136, 200, 1.5f, 0.5f, 0, 0, 0, 0 },
 		/* MN-major B over whole 64-column panels and a ragged K */
 		{ "bf16 -> bf16 tt 130x200x136", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
-		  MMAGEN_GEMM_TT, 1, 130, 200, 136, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_TT, 1, 130, 200, 136, 1.5f, 0.5f, 0, 0, 0, 0 },
 		/* the other tiles: one warp (a copy pass of 128-byte rows is
 		 * 4 rows, half the swizzle's period), 4 warps of either shape */
 		{ "bf16 -> f32 nt tile 64x64 104x88x200", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_NT, 1, 104, 88, 200, 1.5f, 0.5f, 0, 64, 64 },
+		  MMAGEN_GEMM_NT, 1, 104, 88, 200, 1.5f, 0.5f, 0, 64, 64, 0 },
 		{ "s8 -> s32 tile 64x64 70x80x304", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 70, 80, 304, 3, -2, 0, 64, 64 },
+		  MMAGEN_GEMM_TN, 1, 70, 80, 304, 3, -2, 0, 64, 64, 0 },
 		{ "f16 -> f16 nn tile 256x128 264x136x72", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
-		  MMAGEN_GEMM_NN, 1, 264, 136, 72, 1.5f, 0.5f, 0, 256, 128 },
+		  MMAGEN_GEMM_NN, 1, 264, 136, 72, 1.5f, 0.5f, 0, 256, 128, 0 },
 		/* MN-major copies of 4 warps: a pass of 64-byte rows is one
 		 * K block of a panel, of 128-byte rows a quarter of one */
 		{ "bf16 -> f32 nt tile 128x128 200x136x168", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_NT, 1, 200, 136, 168, 1.5f, 0.5f, 0, 128, 128 },
+		  MMAGEN_GEMM_NT, 1, 200, 136, 168, 1.5f, 0.5f, 0, 128, 128, 0 },
 		{ "f16 -> f16 nt tile 64x256 72x264x120", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
-		  MMAGEN_GEMM_NT, 1, 72, 264, 120, 1.5f, 0.5f, 0, 64, 256 },
+		  MMAGEN_GEMM_NT, 1, 72, 264, 120, 1.5f, 0.5f, 0, 64, 256, 0 },
 		{ "s4 x u4 -> s32 tile 64x256 65x300x384", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 65, 300, 384, 3, -2, 0, 64, 256 },
+		  MMAGEN_GEMM_TN, 1, 65, 300, 384, 3, -2, 0, 64, 256, 0 },
 		{ "f16 -> f32 tt split-K 3 200x24x520", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F32,
-		  MMAGEN_GEMM_TT, 3, 200, 24, 520, 1.5f, 0.5f, 0, 0, 0 },
+		  MMAGEN_GEMM_TT, 3, 200, 24, 520, 1.5f, 0.5f, 0, 0, 0, 0 },
 		{ "s8 -> s32 split-K 2 1x8x4096", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 2, 1, 8, 4096, 3, -2, 0, 0, 0, 0 },
+		/* the stage ring's phases at 2, 3 and 5 stages, and split-K
+		 * slices of 2, 1 and 0 K blocks (K 160 in 4 slices) */
+		{ "bf16 -> f32 split-K 4 2 stages 72x80x160", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 4, 72, 80, 160, 1, 1, 0, 64, 64, 2 },
+		{ "bf16 -> f32 nt split-K 3 3 stages 64x64x1000", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_NT, 3, 64, 64, 1000, 1, 0, 0, 64, 64, 3 },
+		{ "f16 -> f16 5 stages 70x130x1000", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
+		  MMAGEN_GEMM_TN, 1, 70, 130, 1000, 1, -1, 0, 64, 64, 5 },
 	};
 	/* every problem with 64- and 128-byte stage rows */
 	for (unsigned rb = 64; rb <= 128; rb *= 2)
@@ -1077,9 +1293,9 @@ int main(void)
 	 * permutes K for both): test_run_gemm checks it by hand. */
 	static const struct problem runner[] = {
 		{ "run gemm's s4 x u4 -> s32 100x70x256", MMAGEN_S4, MMAGEN_U4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 1, 100, 70, 256, 3, -2, 0, 0, 0, 0 },
 		{ "run gemm's u4 x s4 -> s32 split-K 2 33x24x512", MMAGEN_U4, MMAGEN_S4, 0, MMAGEN_S32,
-		  MMAGEN_GEMM_TN, 2, 33, 24, 512, 1, 0, 0, 0, 0 },
+		  MMAGEN_GEMM_TN, 2, 33, 24, 512, 1, 0, 0, 0, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof runner / sizeof runner[0]; i++) {
 		const struct problem *pr = &runner[i];
