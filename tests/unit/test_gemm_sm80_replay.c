@@ -1147,6 +1147,10 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	}
 	unsigned char *covered = calloc(mn, 1);
 	int ok = 1;
+	if (p.threads > 32 * MAXW) {
+		fail("%s: %u threads, the replay's clocks hold %u warps", pr->what, p.threads, MAXW);
+		ok = 0;
+	}
 	for (unsigned id = 0; ok && id < tiles_m * tiles_n; id++) {
 		unsigned tm, tn;
 		tile_of(id, tiles_m, tiles_n, r.group, &tm, &tn);
