@@ -424,9 +424,10 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				uint64_t tiles_cl1 = cdiv(m, info.tile_m) * cdiv(n, info.tile_n);
 				if (cl == 2 && !req->cluster && tiles_cl1 < 3ull * sms)
 					continue;
-				/* FP8 runs alone (kernel_gemm_sm90.c: as fast or
-				 * faster at every shape timed) */
-				if (cl == 2 && !req->cluster && (req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2))
+				/* FP8 (a kernel that promotes) runs alone
+				 * (kernel_gemm_sm90.c: as fast or faster at every
+				 * shape timed) */
+				if (cl == 2 && !req->cluster && promote_blocks(&info))
 					continue;
 				/* the S the kernel will run with: the one asked for;
 				 * for auto (chosen at run time) and for none given, the

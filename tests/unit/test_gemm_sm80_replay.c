@@ -5,9 +5,9 @@
  *
  * The interpreter knows only PTX: the integer and predicate arithmetic
  * that makes the addresses and predicates, cp.async with its zero fill
- * (src-size or ignore-src) and its groups (a copy lands at the wait that retires its
- * group, as late as the rules allow, and reading its bytes before then is
- * reported as a race), ldmatrix (.trans too) and mma.sync with the
+ * (src-size or ignore-src) and its groups (a copy lands at the wait that
+ * retires its group, as late as the rules allow, and reading its bytes
+ * before then is reported as a race), ldmatrix (.trans too) and mma.sync with the
  * fragment layouts of the PTX ISA (restated below, not taken from the
  * library), and the epilogue's loads, conversions, stores and atomics.
  * Every global access must lie inside A, B, C or D.  The threads of a CTA
@@ -356,10 +356,10 @@ struct copy { unsigned t, group, dst, size, seq; uint64_t src; };
  * parity 1 passes).  cp.async.mbarrier.arrive.noinc arrives when the
  * thread's earlier copies have landed: the replay lands them as late as
  * it can, when a thread tests again a barrier it found incomplete, so
- * that a read before the wait (or after one test) finds them in flight.  The replay runs the
- * threads in lockstep: it checks the data each wait promises and that no
- * wait waits forever; the order of reads before a stage is overwritten is
- * the empty barriers' (one interleaving only). */
+ * that a read before the wait (or after one test) finds them in flight.
+ * The threads run in lockstep: the replay checks the data each wait
+ * promises, that no wait waits forever, and (the clocks below) that
+ * the barriers order every read of a stage before its overwrite. */
 #define MAXBARS 64
 #define MAXW 16                  /* warps a CTA has at most (512 threads) */
 /* Happens-before, per warp (the lanes run together): vc[w][v] is the last
