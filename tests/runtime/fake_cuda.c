@@ -7,7 +7,8 @@
  * the legacy stream (NULL); fake_cuda_pending() says how much is left.
  * cuModuleLoadDataEx refuses cubins (below).  Every other entry point of
  * cuda.fn succeeds and does nothing, beyond the few that must answer for
- * mmart_open (one device, compute capability 9.0). */
+ * mmart_open (one device, compute capability 9.0) and its PCI address
+ * (domain 0x12, bus 0xAB, device 0x1F: every field of a different width). */
 #include "cuda_abi.h"
 
 #include <stdlib.h>
@@ -43,7 +44,10 @@ static CUresult f_cuDeviceGetName(char *name, int len, CUdevice d)
 static CUresult f_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
 	*v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 :
-	     a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0 : 132;
+	     a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0 :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID ? 0x12 :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID ? 0xAB :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID ? 0x1F : 132;
 	return CUDA_SUCCESS;
 }
 static CUresult f_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
