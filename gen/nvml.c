@@ -63,6 +63,17 @@ struct nvml_stats nvml_combine(const struct nvml_stats *x, const struct nvml_sta
 				    .watts = (x->watts + y->watts) / 2 };
 }
 
+/* NVML's words for status r (its number, should it have none). */
+static const char *errstr(struct nvml_sampler *s, int r)
+{
+	static _Thread_local char num[32];
+	const char *e = s->nvmlErrorString(r);
+	if (e && *e)
+		return e;
+	snprintf(num, sizeof num, "NVML error %d", r);
+	return num;
+}
+
 /* The clock and the power now: 0, or the NVML status of the first call
  * that failed, named in *call. */
 static int read_now(struct nvml_sampler *s, unsigned *mhz, unsigned *mw, const char **call)
@@ -148,19 +159,19 @@ struct nvml_sampler *nvml_open(const char *pci, char *why, size_t n)
 	if (load(s, why, n))
 		goto fail;
 	if ((r = s->nvmlInit_v2())) {
-		snprintf(why, n, "nvmlInit_v2: %s", s->nvmlErrorString(r));
+		snprintf(why, n, "nvmlInit_v2: %s", errstr(s, r));
 		goto fail;
 	}
 	s->inited = 1;
 	if ((r = s->nvmlDeviceGetHandleByPciBusId_v2(pci, &s->dev))) {
 		snprintf(why, n, "nvmlDeviceGetHandleByPciBusId_v2(\"%s\"): %s", pci,
-			 s->nvmlErrorString(r));
+			 errstr(s, r));
 		goto fail;
 	}
 	/* a GPU or a VM that does not report one of the two says so here,
 	 * once, rather than as a burst without samples */
 	if ((r = read_now(s, &mhz, &mw, &call))) {
-		snprintf(why, n, "%s: %s", call, s->nvmlErrorString(r));
+		snprintf(why, n, "%s: %s", call, errstr(s, r));
 		goto fail;
 	}
 	return s;
@@ -177,7 +188,7 @@ int nvml_start(struct nvml_sampler *s, char *why, size_t n)
 	assert(!s->running);
 	s->n = 0;
 	if ((r = read_now(s, &s->mhz[0], &s->mw[0], &call))) {
-		snprintf(why, n, "%s: %s", call, s->nvmlErrorString(r));
+		snprintf(why, n, "%s: %s", call, errstr(s, r));
 		return -1;
 	}
 	s->n = 1;
