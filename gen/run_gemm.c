@@ -9,6 +9,7 @@
 #include "run_gemm.h"
 #include "cublaslt.h"
 #include "mmart.h"
+#include "nvml.h"
 #include "run.h"
 
 #include <assert.h>
@@ -95,6 +96,9 @@ struct gpu {
 	 * ws and ctr as above, ws_bytes of workspace */
 	int sync_ws;
 	uint64_t ws_bytes;
+	/* --bench's clocks (NVML): the sampler, or NULL and why */
+	struct nvml_sampler *nvml;
+	char nvml_why[256];
 };
 
 /* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
@@ -464,6 +468,17 @@ static int launch_lt(struct gpu *g, const struct dev_set *s)
 	return 0;
 }
 
+/* NVML sampling for a burst: 1 when it runs; 0 when it could not start,
+ * and the bench's clocks are then not sampled (said why). */
+static int sample_start(struct gpu *g)
+{
+	if (!nvml_start(g->nvml, g->nvml_why, sizeof g->nvml_why))
+		return 1;
+	nvml_close(g->nvml);
+	g->nvml = NULL;
+	return 0;
+}
+
 struct timing {
 	float median, min, max;
 	int gaps;                    /* the host fell behind the GPU */
@@ -474,9 +489,10 @@ struct timing {
  * event between each two, their times into ms[].  A memset of `blocker`
  * bytes goes first, so the GPU is busy while the host queues the timed
  * launches: each interval is then one kernel on a full queue, not the
- * host's launch latency.  If the host still fell behind, *gaps is set. */
+ * host's launch latency.  If the host still fell behind, *gaps is set.
+ * With clk and g->nvml, the clocks while they ran into *clk. */
 static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t blocker,
-		 uint64_t blocker_bytes, float *ms, int *gaps)
+		 uint64_t blocker_bytes, float *ms, int *gaps, struct nvml_stats *clk)
 {
 	mmart_event **ev = calloc(reps + 3, sizeof *ev);
 	float block_ms = 0;
@@ -510,8 +526,14 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 	if (mmart_event_record(g->ctx, ev[reps], g->stream))
 		goto rt;
 	host_ms = now_ms() - t0;
-	if (mmart_stream_sync(g->ctx, g->stream) ||
-	    mmart_event_elapsed_ms(g->ctx, ev[reps + 1], ev[reps + 2], &block_ms))
+	/* sampled from here to the sync: started once the launches are
+	 * queued, the sampler's thread and reads cannot slow the queueing
+	 * (and open gaps between launches) */
+	int sampling = clk && g->nvml && sample_start(g);
+	int unsynced = mmart_stream_sync(g->ctx, g->stream) != MMART_OK;
+	if (sampling)
+		nvml_stop(g->nvml, clk);
+	if (unsynced || mmart_event_elapsed_ms(g->ctx, ev[reps + 1], ev[reps + 2], &block_ms))
 		goto rt;
 	for (unsigned r = 0; r < reps; r++)
 		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], &ms[r]))
@@ -548,15 +570,17 @@ static struct timing two_bursts(const struct timing *x, const struct timing *y)
 				.gaps = x->gaps | y->gaps };
 }
 
-/* One burst of `reps` launches, summarized. */
+/* One burst of `reps` launches, summarized (the clocks in *clk, as
+ * burst). */
 static int time_launches(struct gpu *g, launch_fn *launch, unsigned reps,
-			 uint64_t blocker, uint64_t blocker_bytes, struct timing *t)
+			 uint64_t blocker, uint64_t blocker_bytes, struct timing *t,
+			 struct nvml_stats *clk)
 {
 	float *ms = calloc(reps, sizeof *ms);
 	int gaps = 0, rc = 1;
 	if (!ms)
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
-	else if (!(rc = burst(g, launch, reps, blocker, blocker_bytes, ms, &gaps)))
+	else if (!(rc = burst(g, launch, reps, blocker, blocker_bytes, ms, &gaps, clk)))
 		summarize(ms, reps, gaps, t);
 	free(ms);
 	return rc;
@@ -766,6 +790,43 @@ static int timing_sets(struct gpu *g, const struct rg_data *d, unsigned reps, ui
 	return 0;
 }
 
+/* NVML for the bench's bursts, on the GPU of g->ctx found by its PCI
+ * address (CUDA and NVML may number GPUs differently): g->nvml, or NULL
+ * and g->nvml_why. */
+static void clocks_open(struct gpu *g)
+{
+	char pci[MMART_PCI_BUS_ID_SIZE];
+	if (mmart_device_pci_bus_id(g->ctx, pci, sizeof pci)) {
+		snprintf(g->nvml_why, sizeof g->nvml_why, "%s", mmart_last_error());
+		return;
+	}
+	g->nvml = nvml_open(pci, g->nvml_why, sizeof g->nvml_why);
+}
+
+/* The clocks line: what each side ran at (lt NULL: mmagen alone), or
+ * why that is not known.  Its first word is "clocks": scripts that read
+ * the figures take lines by their first word (tests/bench/gemm.sh). */
+static void print_clocks(const struct gpu *g, const struct nvml_stats *m,
+			 const struct nvml_stats *lt)
+{
+	if (!g->nvml) {
+		printf("clocks    not sampled: %s\n", g->nvml_why);
+		return;
+	}
+	printf("clocks    mmagen %.0f MHz %.0f W", m->mhz, m->watts);
+	if (lt)
+		printf(", cuBLASLt %.0f MHz %.0f W", lt->mhz, lt->watts);
+	printf("  (NVML: median SM clock and power while %s timed launches ran; ",
+	       lt ? "each side's" : "its");
+	if (lt)
+		printf("%u and %u samples", m->samples, lt->samples);
+	else
+		printf("%u sample%s", m->samples, m->samples == 1 ? "" : "s");
+	/* a sample every 2 ms or so: bursts of a few ms give a handful */
+	unsigned least = lt && lt->samples < m->samples ? lt->samples : m->samples;
+	printf("%s)\n", least < 10 ? "; short bursts, few samples: more --reps give more" : "");
+}
+
 static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,
 		 const char *what)
 {
@@ -773,6 +834,7 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	uint64_t ab = rg_bytes(p, 'A') + rg_bytes(p, 'B');
 	uint64_t blocker_bytes = 0, blocker = 0;
 	struct timing tm, tl;
+	struct nvml_stats c[4] = { { 0 } };
 	char why[512] = "";
 	unsigned reps = o->reps;
 	float *ms = calloc(reps, sizeof *ms);   /* one burst's times */
@@ -788,12 +850,14 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	have_lt = lt_setup(g, why, sizeof why);
 	if (have_lt < 0)
 		goto out;
+	clocks_open(g);
 	if (have_lt > 0) {
 		printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u\n",
 		       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps);
-		if (time_launches(g, launch_mmagen, reps, blocker, blocker_bytes, &tm))
+		if (time_launches(g, launch_mmagen, reps, blocker, blocker_bytes, &tm, &c[0]))
 			goto out;
 		print_timing("mmagen", p, &tm);
+		print_clocks(g, &c[0], NULL);
 		printf("cuBLASLt: not measured: %s; mmagen alone\n", why);
 		rc = 0;
 		goto out;
@@ -811,18 +875,21 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	int gaps[4] = { 0, 0, 0, 0 };
 	launch_fn *order[4] = { launch_mmagen, launch_lt, launch_lt, launch_mmagen };
 	for (int i = 0; i < 4; i++) {
-		if (burst(g, order[i], reps, blocker, blocker_bytes, ms, &gaps[i]))
+		if (burst(g, order[i], reps, blocker, blocker_bytes, ms, &gaps[i], &c[i]))
 			goto out;
 		summarize(ms, reps, gaps[i], &b[i]);
 	}
 	tm = two_bursts(&b[0], &b[3]);
 	tl = two_bursts(&b[1], &b[2]);
+	/* the clocks alike: the mean of each side's two bursts' medians */
+	struct nvml_stats cm = nvml_combine(&c[0], &c[3]), cl = nvml_combine(&c[1], &c[2]);
 	double rel;
 	if (compare_with_lt(g, &rel))
 		goto out;
 	print_timing("mmagen", p, &tm);
 	print_timing("cuBLASLt", p, &tl);
 	printf("ratio     %8.3f  (mmagen / cuBLASLt; %s)\n", tl.median / tm.median, g->lt.path);
+	print_clocks(g, &cm, &cl);
 	/* the same problem?  Both round to D's type: a few of its ulps of
 	 * max |D| apart at most; a transposed or mis-described operand gives
 	 * differences of the order of D itself */
@@ -834,6 +901,8 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	printf("D agrees with cuBLASLt's to %.2g of max |D|\n", rel);
 	rc = 0;
 out:
+	nvml_close(g->nvml);
+	g->nvml = NULL;
 	mmart_free(g->ctx, blocker);
 	free_sets(g);
 	free(ms);
@@ -1098,7 +1167,7 @@ static int tune(struct gpu *g, mmagen_gemm_request *r, struct rg_data *d,
 			continue;
 		}
 		int bad = timing_sets(g, d, o->reps, &blocker, &blocker_bytes) ||
-			  time_launches(g, launch_mmagen, o->reps, blocker, blocker_bytes, &t);
+			  time_launches(g, launch_mmagen, o->reps, blocker, blocker_bytes, &t, NULL);
 		mmart_free(g->ctx, blocker);
 		free_sets(g);
 		if (bad)
@@ -1321,6 +1390,7 @@ static int bench120(struct g120 *x, const struct rg120_data *d, unsigned reps, c
 	unsigned n = (unsigned)(1 + (L2_120 + ab - 1) / ab);
 	double flop = 2.0 * p->m * p->n * p->k;
 	struct timing t;
+	struct nvml_stats clk = { 0 };
 	int rc = 1;
 
 	n = n < 2 ? 2 : n > SETS120 ? SETS120 : n;
@@ -1332,14 +1402,18 @@ static int bench120(struct g120 *x, const struct rg120_data *d, unsigned reps, c
 		blocker = 0;             /* no room: time without it (gaps then show) */
 	printf("bench gemm %s: %u buffer sets, %d warm-up launches, median of %u\n", what, n,
 	       WARMUP, reps);
-	if (time_launches(&x->g, launch120, reps, blocker, blocker_bytes, &t))
+	clocks_open(&x->g);
+	if (time_launches(&x->g, launch120, reps, blocker, blocker_bytes, &t, &clk))
 		goto out;
 	printf("%-9s %8.1f TFLOP/s  (median %.4f ms, min %.4f, max %.4f)%s\n", "mmagen",
 	       flop / (t.median * 1e-3) / 1e12, t.median, t.min, t.max,
 	       t.gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
+	print_clocks(&x->g, &clk, NULL);
 	printf("cuBLASLt: not measured: this runner has no cuBLASLt block-scaled comparison for sm_120a; mmagen alone\n");
 	rc = 0;
 out:
+	nvml_close(x->g.nvml);
+	x->g.nvml = NULL;
 	mmart_free(x->g.ctx, blocker);
 	free120(x);
 	return rc;

@@ -161,3 +161,46 @@ mmart_status mmart_device_info(mmart_ctx *ctx, int *cc_major, int *cc_minor,
 		snprintf(name, n, "%s", ctx->name);
 	return MMART_OK;
 }
+
+/* Asked of the driver when wanted, not at mmart_open: a driver that could
+ * not answer would otherwise fail every open for a figure few callers
+ * need.  The arguments are checked before ctx, so each check can be seen
+ * without a GPU. */
+mmart_status mmart_device_pci_bus_id(mmart_ctx *ctx, char *buf, size_t n)
+{
+	int domain = 0, bus = 0, device = 0;
+	CUresult res;
+
+	if (!buf)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_device_pci_bus_id: buf is NULL");
+	if (n < MMART_PCI_BUS_ID_SIZE)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_device_pci_bus_id: n = %zu bytes "
+				       "has no room for \"00000000:00:00.0\" "
+				       "and its NUL (nearest: %d)",
+				       n, MMART_PCI_BUS_ID_SIZE);
+	if (!ctx)
+		return mmart_set_error(MMART_INVALID_ARGUMENT,
+				       "mmart_device_pci_bus_id: ctx is NULL");
+	res = cu.cuDeviceGetAttribute(&domain,
+			CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, ctx->dev);
+	if (!res)
+		res = cu.cuDeviceGetAttribute(&bus,
+			CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, ctx->dev);
+	if (!res)
+		res = cu.cuDeviceGetAttribute(&device,
+			CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, ctx->dev);
+	if (res)
+		return mmart_cu_error("cuDeviceGetAttribute", res, NULL);
+	/* NVML's NVML_DEVICE_PCI_BUS_ID_FMT: 8 + 2 + 2 hex digits; a bus
+	 * above 0xFF or a device above 0x1F is no PCI address */
+	if (bus < 0 || bus > 0xFF || device < 0 || device > 0x1F)
+		return mmart_set_error(MMART_CUDA,
+				       "mmart_device_pci_bus_id: the driver "
+				       "gave bus %d, device %d: not a PCI "
+				       "address", bus, device);
+	snprintf(buf, n, "%08X:%02X:%02X.0", (unsigned)domain, (unsigned)bus,
+		 (unsigned)device);
+	return MMART_OK;
+}

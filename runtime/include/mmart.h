@@ -105,6 +105,13 @@ mmart_status mmart_device_sms(mmart_ctx *ctx, int *sms);
 MMART_API
 mmart_status mmart_device_info(mmart_ctx *ctx, int *cc_major, int *cc_minor,
 			       char *name, size_t n);
+/* The device's PCI address as NVML writes it, "00000000:1B:00.0" (domain,
+ * bus, device, function 0, in hex): tools that number GPUs otherwise
+ * (NVML, nvidia-smi) find the same device by it.  n includes the NUL and
+ * must be at least MMART_PCI_BUS_ID_SIZE. */
+#define MMART_PCI_BUS_ID_SIZE 17
+MMART_API
+mmart_status mmart_device_pci_bus_id(mmart_ctx *ctx, char *buf, size_t n);
 /* Driver API version, e.g. 13000 for CUDA 13.0. */
 MMART_API
 mmart_status mmart_driver_version(int *version);

@@ -8,7 +8,13 @@
 # then the time to a runnable GEMM per type (`mmagen run gemm
 # --time-load`: generation, a cold JIT with every cache off from process
 # start, a warm load from mmagen's cache).  Writes
-#   CSV (default gemm-bench.csv)   one row per problem
+#   CSV (default gemm-bench.csv)   one row per problem; its last two
+#                                  columns, mmagen_mhz and cublaslt_mhz,
+#                                  the median SM clock NVML saw while each
+#                                  side ran (the bench's "clocks" line;
+#                                  empty when not sampled): at large sizes
+#                                  the GPU is power-bound and a ratio is
+#                                  read beside them
 #   CSV without .csv + -load.csv   the load times
 #   CSV without .csv + .svg        the plot: TFLOP/s against problem size,
 #                                  mmagen beside cuBLASLt, one panel per type
@@ -92,7 +98,7 @@ for spec in $types; do
 done
 
 # the CSV column says TFLOP/s; for integer inputs the figures are TOP/s
-echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split" >"$csv.tmp" || exit 1
+echo "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split,mmagen_mhz,cublaslt_mhz" >"$csv.tmp" || exit 1
 for spec in $types; do
 	path=${spec#*@} spec=${spec%@*}
 	[ "$path" = default ] && path=
@@ -116,13 +122,17 @@ EOF
 		ours=$(awk '$1 == "mmagen" { print $2 }' "$log")
 		theirs=$(awk '$1 == "cuBLASLt" && ($3 == "TFLOP/s" || $3 == "TOP/s") { print $2 }' "$log")
 		ratio=$(awk '$1 == "ratio" { print $2 }' "$log")
+		# "clocks    mmagen 1500 MHz 611 W, cuBLASLt 1515 MHz 602 W  (...)";
+		# "clocks    not sampled: ..." gives neither
+		mhz=$(awk '$1 == "clocks" && $2 == "mmagen" { print $3 }' "$log")
+		lt_mhz=$(awk '$1 == "clocks" && $2 == "mmagen" && $7 == "cuBLASLt" { print $8 }' "$log")
 		# the K slices of split-K ("..., split-K 8: ..." in the bench line)
 		sk=$(sed -n 's/^bench gemm .*, split-K \([0-9]*\).*/\1/p' "$log" | head -n 1)
 		# cuBLASLt's refusal, when it said one
 		grep '^cuBLASLt: not measured' "$log" | head -n 1 >&2
 		printf '| %5s | %5s | %5s | %14s | %16s | %6s | %5s |\n' "$m" "$n" "$k" "$ours" \
 			"${theirs:--}" "${ratio:--}" "${sk:-1}"
-		echo "$m,$n,$k,$name,$ours,$theirs,$ratio,${sk:-1}" >>"$csv.tmp"
+		echo "$m,$n,$k,$name,$ours,$theirs,$ratio,${sk:-1},$mhz,$lt_mhz" >>"$csv.tmp"
 	done
 	status=$?
 	[ $status -ne 0 ] && { rm -f "$csv.tmp"; exit $status; }

@@ -5,7 +5,8 @@ type, problems along x in order of their work (2*M*N*K), as one
 self-contained SVG (no libraries beyond Python's own).
 
 CSV columns: m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio (the last two
-may be empty when cuBLASLt was not measured)."""
+may be empty when cuBLASLt was not measured), then split, mmagen_mhz and
+cublaslt_mhz, not drawn; columns are read by name."""
 import csv
 import math
 import sys

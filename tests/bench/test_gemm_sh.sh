@@ -15,13 +15,15 @@ check() {
 }
 
 # the fake: mmagen 2 * cuBLASLt's figure at M 16, else M/1024 + 100 and
-# cuBLASLt 100 (ratios 2 and (M/1024 + 100)/100)
+# cuBLASLt 100 (ratios 2 and (M/1024 + 100)/100); clocks 1500 + M/1024
+# and 1600 MHz for bf16, not sampled for s8
 cat >"$dir/mmagen" <<'FAKE'
 #!/bin/sh
-m=0 load=0
+m=0 load=0 a=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--m) m=$2; shift ;;
+	--a) a=$2; shift ;;
 	--time-load) load=1 ;;
 	esac
 	shift
@@ -42,18 +44,23 @@ echo "bench gemm fake"
 echo "mmagen      $ours TFLOP/s  (median 1.0 ms, min 1.0, max 1.0)"
 echo "cuBLASLt    100.0 TFLOP/s  (median 1.0 ms, min 1.0, max 1.0)"
 echo "ratio        $ratio  (mmagen / cuBLASLt; fake)"
+if [ "$a" = bf16 ]; then
+	echo "clocks    mmagen $((1500 + m / 1024)) MHz 611 W, cuBLASLt 1600 MHz 602 W  (NVML: median SM clock and power while each side's timed launches ran; 24 and 25 samples)"
+else
+	echo "clocks    not sampled: libnvidia-ml.so.1: cannot open shared object file"
+fi
 FAKE
 chmod +x "$dir/mmagen"
 
 TYPES="bf16 s8" REPS=3 sh "$here/gemm.sh" "$dir/mmagen" "$dir/out.csv" >"$dir/log" 2>&1
 rc=$?
 check '[ $rc -eq 0 ]' "gemm.sh exit $rc: $(tail -5 "$dir/log")"
-check '[ "$(head -n 1 "$dir/out.csv")" = "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split" ]' "CSV header"
+check '[ "$(head -n 1 "$dir/out.csv")" = "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split,mmagen_mhz,cublaslt_mhz" ]' "CSV header"
 check '[ "$(grep -c ",bf16xbf16:bf16," "$dir/out.csv")" -eq 13 ] && [ "$(grep -c ",s8xs8:s32," "$dir/out.csv")" -eq 13 ]' \
 	"13 problems per type: $(wc -l <"$dir/out.csv") lines"
-for row in "1024,1024,1024,bf16xbf16:bf16,101.0,100.0,1.010,1" "8192,8192,8192,s8xs8:s32,108.0,100.0,1.080,1" \
-	   "16,14336,4096,bf16xbf16:bf16,200.0,100.0,2.000,1" "4096,4096,14336,s8xs8:s32,104.0,100.0,1.040,1" \
-	   "128,4096,4096,bf16xbf16:bf16,100.1,100.0,1.001,1"; do
+for row in "1024,1024,1024,bf16xbf16:bf16,101.0,100.0,1.010,1,1501,1600" "8192,8192,8192,s8xs8:s32,108.0,100.0,1.080,1,," \
+	   "16,14336,4096,bf16xbf16:bf16,200.0,100.0,2.000,1,1500,1600" "4096,4096,14336,s8xs8:s32,104.0,100.0,1.040,1,," \
+	   "128,4096,4096,bf16xbf16:bf16,100.1,100.0,1.001,1,1500,1600"; do
 	check 'grep -qx "$row" "$dir/out.csv"' "CSV row $row"
 done
 check 'grep -q "^|  1024 |  1024 |  1024 |          101.0 |            100.0 |  1.010 |     1 |" "$dir/log"' "table row 1024"

@@ -7,7 +7,11 @@
  * the legacy stream (NULL); fake_cuda_pending() says how much is left.
  * cuModuleLoadDataEx refuses cubins (below).  Every other entry point of
  * cuda.fn succeeds and does nothing, beyond the few that must answer for
- * mmart_open (one device, compute capability 9.0). */
+ * mmart_open (one device, compute capability 9.0, an H100's shared
+ * memory), its PCI address (domain 0x12, bus 0xAB, device 0x1F: every
+ * field of a different width), and `run gemm --bench` (a function handle,
+ * device memory that is host memory, copied back as it is: launches leave
+ * D alone). */
 #include "cuda_abi.h"
 
 #include <stdlib.h>
@@ -43,7 +47,11 @@ static CUresult f_cuDeviceGetName(char *name, int len, CUdevice d)
 static CUresult f_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
 	*v = a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 :
-	     a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0 : 132;
+	     a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ? 0 :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID ? 0x12 :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID ? 0xAB :
+	     a == CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID ? 0x1F :
+	     a == CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN ? 232448 : 132;
 	return CUDA_SUCCESS;
 }
 static CUresult f_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
@@ -71,6 +79,11 @@ static CUresult f_cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n)
 {
 	memcpy((void *)(uintptr_t)d, s, n);
 	pending++;
+	return CUDA_SUCCESS;
+}
+static CUresult f_cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n)
+{
+	memcpy(d, (const void *)(uintptr_t)s, n);
 	return CUDA_SUCCESS;
 }
 static CUresult f_cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n)
@@ -102,6 +115,12 @@ static CUresult f_cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned in
 	return CUDA_SUCCESS;
 }
 
+static CUresult f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+	*f = (CUfunction)(void *)&ctx_dummy;
+	return CUDA_SUCCESS;
+}
+
 /* the rest: succeed, do nothing */
 #define CU_FN(ret, name, sym, req, params) static ret s_##name params { return CUDA_SUCCESS; }
 #include "cuda.fn"
@@ -112,7 +131,8 @@ static const struct { const char *name; void *fn; } table[] = {
 	F_(cuGetErrorName) F_(cuGetErrorString) F_(cuDriverGetVersion) F_(cuDeviceGetCount)
 	F_(cuDeviceGet) F_(cuDeviceGetName) F_(cuDeviceGetAttribute) F_(cuDevicePrimaryCtxRetain)
 	F_(cuCtxSetCurrent) F_(cuCtxGetCurrent) F_(cuCtxSynchronize) F_(cuStreamSynchronize)
-	F_(cuMemAlloc) F_(cuMemFree) F_(cuMemcpyHtoD) F_(cuMemsetD8) F_(cuModuleLoadDataEx)
+	F_(cuMemAlloc) F_(cuMemFree) F_(cuMemcpyHtoD) F_(cuMemcpyDtoH) F_(cuMemsetD8)
+	F_(cuModuleLoadDataEx) F_(cuModuleGetFunction)
 #undef F_
 #define CU_FN(ret, name, sym, req, params) { #name, (void *)s_##name },
 #include "cuda.fn"

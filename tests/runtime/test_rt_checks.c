@@ -322,6 +322,21 @@ static void stream_rules(void)
 	GOOD(mmart_memset8_async(NULL, 0, 0, 0, NULL));
 }
 
+/* The PCI address: buf and n are checked before ctx. */
+static void pci_rules(void)
+{
+	char buf[MMART_PCI_BUS_ID_SIZE] = "x";
+
+	BAD(mmart_device_pci_bus_id(NULL, NULL, sizeof buf),
+	    "mmart_device_pci_bus_id: buf is NULL");
+	BAD(mmart_device_pci_bus_id(NULL, buf, sizeof buf - 1),
+	    "n = 16 bytes has no room for \"00000000:00:00.0\" and its NUL",
+	    "(nearest: 17)");
+	BAD(mmart_device_pci_bus_id(NULL, buf, sizeof buf),
+	    "mmart_device_pci_bus_id: ctx is NULL");
+	CHECK(!strcmp(buf, "x"), "pci_bus_id wrote \"%s\" on failure", buf);
+}
+
 /* An optional entry point the driver lacks: the status names the call
  * and the CUDA version it needs. */
 static void too_old(void)
@@ -347,6 +362,7 @@ int main(void)
 	tensor_encode();
 	launch_rules();
 	stream_rules();
+	pci_rules();
 	too_old();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;

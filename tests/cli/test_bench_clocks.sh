@@ -1,0 +1,52 @@
+#!/bin/sh
+# test_bench_clocks.sh MMAGEN FAKE_CUDA FAKE_NVML FAKE_CUBLASLT - `run gemm
+# --bench`'s clocks line without a GPU: the bench on fake_cuda, beside a
+# fake cuBLASLt (s8 -> s32, whose poisoned D is -1 on both sides, so they
+# agree) or alone, with NVML from fake_nvml (its GPU at fake_cuda's PCI
+# address) or missing.  The line starts with "clocks", comes after the
+# ratio line (after mmagen's line when alone), and when NVML is missing
+# or refuses, says why in one line and leaves the exit status as it was.
+mm=$1 cuda=$2 nvml=$3 lt=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() {
+	if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; cat "$tmp/out"; fi
+}
+# bench LIBNVML CUBLASLT TYPE: the bench's stdout in $tmp/out, its exit in $rc
+bench() {
+	MMAGEN_LIBCUDA=$cuda MMAGEN_LIBNVML=$1 MMAGEN_CUBLASLT=$2 MMAGEN_CACHE=0 MMART_JIT=driver \
+		"$mm" run gemm --a "$3" --b "$3" --out "$4" --m 256 --n 256 --k 256 --bench --reps 3 \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+# the first word of each line, in order
+words() { awk '{ print $1 }' "$tmp/out" | tr '\n' ' '; }
+
+bench "$nvml" "$lt" s8 s32
+check '[ $rc -eq 0 ]' "with cuBLASLt: exit $rc: $(cat "$tmp/err")"
+check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D " ]' "with cuBLASLt: lines $(words)"
+check 'grep -Eq "^clocks    mmagen 1[456][05]0 MHz 600 W, cuBLASLt 1[456][05]0 MHz 600 W  \(NVML: median SM clock and power while each side.s timed launches ran; [0-9]+ and [0-9]+ samples" "$tmp/out"' \
+	"with cuBLASLt: the clocks line"
+# what tests/bench/gemm.sh reads: one figure each
+check '[ "$(awk '\''$1 == "mmagen" { print $2 }'\'' "$tmp/out" | wc -l)" -eq 1 ] && [ "$(awk '\''$1 == "ratio" { print $2 }'\'' "$tmp/out" | wc -l)" -eq 1 ]' \
+	"one mmagen and one ratio line"
+
+bench "$nvml" /nonexistent/libcublasLt.so bf16 bf16
+check '[ $rc -eq 0 ]' "alone: exit $rc: $(cat "$tmp/err")"
+check '[ "$(words)" = "bench mmagen clocks cuBLASLt: " ]' "alone: lines $(words)"
+check 'grep -Eq "^clocks    mmagen 1[456][05]0 MHz 600 W  \(NVML: median SM clock and power while its timed launches ran; [0-9]+ samples?[;)]" "$tmp/out"' \
+	"alone: the clocks line"
+
+bench /nonexistent/libnvidia-ml.so.1 "$lt" s8 s32
+check '[ $rc -eq 0 ]' "no NVML: exit $rc: $(cat "$tmp/err")"
+check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D " ]' "no NVML: lines $(words)"
+check 'grep -qx "clocks    not sampled: MMAGEN_LIBNVML=/nonexistent/libnvidia-ml.so.1: .*" "$tmp/out"' \
+	"no NVML: not sampled, and why"
+
+FAKE_NVML_POWER=0 bench "$nvml" /nonexistent/libcublasLt.so bf16 bf16
+check '[ $rc -eq 0 ] && grep -qx "clocks    not sampled: nvmlDeviceGetPowerUsage: Not Supported" "$tmp/out"' \
+	"no power sensor: exit $rc"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
