@@ -1,5 +1,5 @@
 /* nvml.c - NVML opened with dlopen, and a thread that samples the SM clock
- * and the power while a burst of launches runs (nvml.h). */
+ * while a burst of launches runs (nvml.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "nvml.h"
 
@@ -24,7 +24,6 @@
 	X(int, nvmlShutdown, (void))                                       \
 	X(int, nvmlDeviceGetHandleByPciBusId_v2, (const char *, void **))  \
 	X(int, nvmlDeviceGetClockInfo, (void *, int, unsigned *))          \
-	X(int, nvmlDeviceGetPowerUsage, (void *, unsigned *))              \
 	X(const char *, nvmlErrorString, (int))
 
 struct nvml_sampler {
@@ -38,7 +37,7 @@ struct nvml_sampler {
 	int running;
 	atomic_int stop;
 	unsigned n;              /* written by the thread, read after the join */
-	unsigned mhz[CAP], mw[CAP];
+	unsigned mhz[CAP];
 };
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -59,8 +58,7 @@ struct nvml_stats nvml_combine(const struct nvml_stats *x, const struct nvml_sta
 	if (!x->samples || !y->samples)
 		return x->samples ? *x : *y;
 	return (struct nvml_stats){ .samples = x->samples + y->samples,
-				    .mhz = (x->mhz + y->mhz) / 2,
-				    .watts = (x->watts + y->watts) / 2 };
+				    .mhz = (x->mhz + y->mhz) / 2 };
 }
 
 /* NVML's words for status r (its number, should it have none). */
@@ -74,28 +72,20 @@ static const char *errstr(struct nvml_sampler *s, int r)
 	return num;
 }
 
-/* The clock and the power now: 0, or the NVML status of the first call
- * that failed, named in *call. */
-static int read_now(struct nvml_sampler *s, unsigned *mhz, unsigned *mw, const char **call)
+/* The SM clock now: 0, or NVML's status.  (No power: NVML gives the
+ * last second's average on Ampere and newer, which trails a burst.) */
+static int read_now(struct nvml_sampler *s, unsigned *mhz)
 {
-	int r;
-	*call = "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)";
-	if ((r = s->nvmlDeviceGetClockInfo(s->dev, NVML_CLOCK_SM, mhz)))
-		return r;
-	*call = "nvmlDeviceGetPowerUsage";
-	return s->nvmlDeviceGetPowerUsage(s->dev, mw);
+	return s->nvmlDeviceGetClockInfo(s->dev, NVML_CLOCK_SM, mhz);
 }
 
 /* One sample into the buffer; a failed read or a full buffer keeps none
  * (the burst's figures are then of the samples that were read). */
 static void take(struct nvml_sampler *s)
 {
-	unsigned mhz, mw;
-	const char *call;
-	if (s->n < CAP && !read_now(s, &mhz, &mw, &call)) {
-		s->mhz[s->n] = mhz;
-		s->mw[s->n++] = mw;
-	}
+	unsigned mhz;
+	if (s->n < CAP && !read_now(s, &mhz))
+		s->mhz[s->n++] = mhz;
 }
 
 static void *sample_loop(void *arg)
@@ -147,8 +137,7 @@ static int load(struct nvml_sampler *s, char *why, size_t n)
 struct nvml_sampler *nvml_open(const char *pci, char *why, size_t n)
 {
 	struct nvml_sampler *s = calloc(1, sizeof *s);
-	unsigned mhz, mw;
-	const char *call;
+	unsigned mhz;
 	int r;
 
 	if (!s) {
@@ -168,10 +157,10 @@ struct nvml_sampler *nvml_open(const char *pci, char *why, size_t n)
 			 errstr(s, r));
 		goto fail;
 	}
-	/* a GPU or a VM that does not report one of the two says so here,
-	 * once, rather than as a burst without samples */
-	if ((r = read_now(s, &mhz, &mw, &call))) {
-		snprintf(why, n, "%s: %s", call, errstr(s, r));
+	/* a GPU or a VM that does not report its clock says so here, once,
+	 * rather than as a burst without samples */
+	if ((r = read_now(s, &mhz))) {
+		snprintf(why, n, "nvmlDeviceGetClockInfo(NVML_CLOCK_SM): %s", errstr(s, r));
 		goto fail;
 	}
 	return s;
@@ -182,13 +171,12 @@ fail:
 
 int nvml_start(struct nvml_sampler *s, char *why, size_t n)
 {
-	const char *call;
 	int r;
 
 	assert(!s->running);
 	s->n = 0;
-	if ((r = read_now(s, &s->mhz[0], &s->mw[0], &call))) {
-		snprintf(why, n, "%s: %s", call, errstr(s, r));
+	if ((r = read_now(s, &s->mhz[0]))) {
+		snprintf(why, n, "nvmlDeviceGetClockInfo(NVML_CLOCK_SM): %s", errstr(s, r));
 		return -1;
 	}
 	s->n = 1;
@@ -210,7 +198,6 @@ void nvml_stop(struct nvml_sampler *s, struct nvml_stats *out)
 	}
 	out->samples = s->n;
 	out->mhz = s->n ? nvml_median(s->mhz, s->n) : 0;
-	out->watts = s->n ? nvml_median(s->mw, s->n) / 1000 : 0;
 }
 
 void nvml_close(struct nvml_sampler *s)

@@ -1,4 +1,4 @@
-/* nvml.h - the SM clock and board power while `run gemm --bench` times a
+/* nvml.h - the SM clock while `run gemm --bench` times a
  * burst, read from NVML (libnvidia-ml.so.1, which comes with the NVIDIA
  * driver) opened with dlopen: optional, like cuBLASLt; without it the
  * bench says why it did not sample and goes on.  Large GEMMs on the H200
@@ -14,16 +14,15 @@
 struct nvml_stats {
 	unsigned samples;
 	double mhz;              /* median SM clock */
-	double watts;            /* median power */
 };
 
 struct nvml_sampler;
 
 /* NVML ($MMAGEN_LIBNVML if set, else libnvidia-ml.so.1) opened, the GPU
- * at PCI address `pci` (mmart_device_pci_bus_id) found and its clock and
- * power read once: a sampler, or NULL with one line in `why`. */
+ * at PCI address `pci` (mmart_device_pci_bus_id) found and its clock
+ * read once: a sampler, or NULL with one line in `why`. */
 struct nvml_sampler *nvml_open(const char *pci, char *why, size_t n);
-/* Samples the clock and power from now until nvml_stop: one sample at
+/* Samples the clock from now until nvml_stop: one sample at
  * once (so there is always one), then about every 2 ms in a thread of its
  * own.  0, or -1 with one line in `why` (no sample, no thread). */
 int nvml_start(struct nvml_sampler *s, char *why, size_t n);

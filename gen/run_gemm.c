@@ -813,18 +813,24 @@ static void print_clocks(const struct gpu *g, const struct nvml_stats *m,
 		printf("clocks    not sampled: %s\n", g->nvml_why);
 		return;
 	}
-	printf("clocks    mmagen %.0f MHz %.0f W", m->mhz, m->watts);
+	/* no watts: NVML's power is its last second's average on Ampere and
+	 * newer, and a burst of 0.1 s read 376 W on the H200 where
+	 * nvidia-smi over 2 s of the same kernel read 605 */
+	printf("clocks    mmagen %.0f MHz", m->mhz);
 	if (lt)
-		printf(", cuBLASLt %.0f MHz %.0f W", lt->mhz, lt->watts);
-	printf("  (NVML: median SM clock and power while %s timed launches ran; ",
+		printf(", cuBLASLt %.0f MHz", lt->mhz);
+	printf("  (NVML: median SM clock while %s timed launches ran; ",
 	       lt ? "each side's" : "its");
 	if (lt)
 		printf("%u and %u samples", m->samples, lt->samples);
 	else
 		printf("%u sample%s", m->samples, m->samples == 1 ? "" : "s");
-	/* a sample every 2 ms or so: bursts of a few ms give a handful */
+	/* a sample every 2 ms or so: under 100 is a burst under 0.2 s, and
+	 * the H200 read 1980 MHz in cuBLASLt's 30 ms bursts of bf16 8192^3
+	 * right after ours at 1732, where 0.2 s bursts read 1522 (nvidia-smi
+	 * over 2 s: 1500): the reading trails the burst */
 	unsigned least = lt && lt->samples < m->samples ? lt->samples : m->samples;
-	printf("%s)\n", least < 10 ? "; short bursts, few samples: more --reps give more" : "");
+	printf("%s)\n", least < 100 ? "; bursts under 0.2 s: the reading may trail them, more --reps give longer ones" : "");
 }
 
 static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,

@@ -122,10 +122,10 @@ EOF
 		ours=$(awk '$1 == "mmagen" { print $2 }' "$log")
 		theirs=$(awk '$1 == "cuBLASLt" && ($3 == "TFLOP/s" || $3 == "TOP/s") { print $2 }' "$log")
 		ratio=$(awk '$1 == "ratio" { print $2 }' "$log")
-		# "clocks    mmagen 1500 MHz 611 W, cuBLASLt 1515 MHz 602 W  (...)";
+		# "clocks    mmagen 1500 MHz, cuBLASLt 1515 MHz  (...)";
 		# "clocks    not sampled: ..." gives neither
 		mhz=$(awk '$1 == "clocks" && $2 == "mmagen" { print $3 }' "$log")
-		lt_mhz=$(awk '$1 == "clocks" && $2 == "mmagen" && $7 == "cuBLASLt" { print $8 }' "$log")
+		lt_mhz=$(awk '$1 == "clocks" && $2 == "mmagen" && $5 == "cuBLASLt" { print $6 }' "$log")
 		# the K slices of split-K ("..., split-K 8: ..." in the bench line)
 		sk=$(sed -n 's/^bench gemm .*, split-K \([0-9]*\).*/\1/p' "$log" | head -n 1)
 		# cuBLASLt's refusal, when it said one

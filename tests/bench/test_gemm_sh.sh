@@ -45,7 +45,7 @@ echo "mmagen      $ours TFLOP/s  (median 1.0 ms, min 1.0, max 1.0)"
 echo "cuBLASLt    100.0 TFLOP/s  (median 1.0 ms, min 1.0, max 1.0)"
 echo "ratio        $ratio  (mmagen / cuBLASLt; fake)"
 if [ "$a" = bf16 ]; then
-	echo "clocks    mmagen $((1500 + m / 1024)) MHz 611 W, cuBLASLt 1600 MHz 602 W  (NVML: median SM clock and power while each side's timed launches ran; 24 and 25 samples)"
+	echo "clocks    mmagen $((1500 + m / 1024)) MHz, cuBLASLt 1600 MHz  (NVML: median SM clock while each side's timed launches ran; 24 and 25 samples)"
 else
 	echo "clocks    not sampled: libnvidia-ml.so.1: cannot open shared object file"
 fi

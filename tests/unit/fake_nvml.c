@@ -1,9 +1,8 @@
 /* fake_nvml.c - a stand-in libnvidia-ml.so.1 for tests without a GPU
  * (loaded through MMAGEN_LIBNVML).  One GPU, at fake_cuda's PCI address
  * "00000012:AB:1F.0"; any other address is NVML_ERROR_NOT_FOUND.  Its SM
- * clock steps through 1400, 1500, 1600 MHz read by read, its power is
- * 600 W; FAKE_NVML_POWER=0 makes the power unsupported, as on boards
- * without the sensor. */
+ * clock steps through 1400, 1500, 1600 MHz read by read;
+ * FAKE_NVML_CLOCK=0 makes the clock unsupported, as in some VMs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +18,6 @@ EXPORT int nvmlInit_v2(void);
 EXPORT int nvmlShutdown(void);
 EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char *pci, void **d);
 EXPORT int nvmlDeviceGetClockInfo(void *d, int type, unsigned *mhz);
-EXPORT int nvmlDeviceGetPowerUsage(void *d, unsigned *mw);
 EXPORT const char *nvmlErrorString(int r);
 EXPORT int fake_nvml_inits(void);
 
@@ -39,20 +37,12 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *pci, void **d)
 
 int nvmlDeviceGetClockInfo(void *d, int type, unsigned *mhz)
 {
+	const char *c = getenv("FAKE_NVML_CLOCK");
 	if (d != &dev || type != 1)          /* NVML_CLOCK_SM */
 		return ERROR_INVALID_ARGUMENT;
-	*mhz = 1400 + 100 * (__atomic_fetch_add(&reads, 1, __ATOMIC_RELAXED) % 3);
-	return SUCCESS;
-}
-
-int nvmlDeviceGetPowerUsage(void *d, unsigned *mw)
-{
-	const char *p = getenv("FAKE_NVML_POWER");
-	if (d != &dev)
-		return ERROR_INVALID_ARGUMENT;
-	if (p && !strcmp(p, "0"))
+	if (c && !strcmp(c, "0"))
 		return ERROR_NOT_SUPPORTED;
-	*mw = 600000;
+	*mhz = 1400 + 100 * (__atomic_fetch_add(&reads, 1, __ATOMIC_RELAXED) % 3);
 	return SUCCESS;
 }
 
