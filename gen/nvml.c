@@ -36,6 +36,7 @@ struct nvml_sampler {
 	pthread_t thread;
 	int running;
 	atomic_int stop;
+	struct timespec t0;      /* nvml_start's time */
 	unsigned n;              /* written by the thread, read after the join */
 	unsigned mhz[CAP];
 };
@@ -58,7 +59,8 @@ struct nvml_stats nvml_combine(const struct nvml_stats *x, const struct nvml_sta
 	if (!x->samples || !y->samples)
 		return x->samples ? *x : *y;
 	return (struct nvml_stats){ .samples = x->samples + y->samples,
-				    .mhz = (x->mhz + y->mhz) / 2 };
+				    .mhz = (x->mhz + y->mhz) / 2,
+				    .seconds = x->seconds < y->seconds ? x->seconds : y->seconds };
 }
 
 /* NVML's words for status r (its number, should it have none). */
@@ -180,6 +182,7 @@ int nvml_start(struct nvml_sampler *s, char *why, size_t n)
 		return -1;
 	}
 	s->n = 1;
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	atomic_store(&s->stop, 0);
 	if ((r = pthread_create(&s->thread, NULL, sample_loop, s))) {
 		snprintf(why, n, "pthread_create: %s", strerror(r));
@@ -196,6 +199,9 @@ void nvml_stop(struct nvml_sampler *s, struct nvml_stats *out)
 		pthread_join(s->thread, NULL);
 		s->running = 0;
 	}
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->seconds = (double)(t1.tv_sec - s->t0.tv_sec) + (t1.tv_nsec - s->t0.tv_nsec) * 1e-9;
 	out->samples = s->n;
 	out->mhz = s->n ? nvml_median(s->mhz, s->n) : 0;
 }

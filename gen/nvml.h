@@ -2,9 +2,9 @@
  * burst, read from NVML (libnvidia-ml.so.1, which comes with the NVIDIA
  * driver) opened with dlopen: optional, like cuBLASLt; without it the
  * bench says why it did not sample and goes on.  Large GEMMs on the H200
- * are power-bound (the clock drops from 1980 MHz to about 1500), so a
- * ratio of two libraries there is one of energy per flop: the clocks let
- * it be read as such. */
+ * do not hold the top clock (1980 MHz; bf16 8192^3 runs at about 1500),
+ * so a ratio of two libraries there is read beside the clocks each ran
+ * at. */
 #ifndef MMAGEN_NVML_H
 #define MMAGEN_NVML_H
 
@@ -14,6 +14,7 @@
 struct nvml_stats {
 	unsigned samples;
 	double mhz;              /* median SM clock */
+	double seconds;          /* from start to stop; one side's: its shortest burst */
 };
 
 struct nvml_sampler;
@@ -34,8 +35,8 @@ void nvml_close(struct nvml_sampler *s);
 /* The median of n > 0 values (sorts them). */
 double nvml_median(unsigned *v, size_t n);
 /* One side's figures from its two bursts: the mean of their medians (as
- * the times: run_gemm.c's two_bursts), the samples of both; a burst
- * without samples counts for nothing. */
+ * the times: run_gemm.c's two_bursts), the samples of both, the shorter
+ * burst's seconds; a burst without samples counts for nothing. */
 struct nvml_stats nvml_combine(const struct nvml_stats *x, const struct nvml_stats *y);
 
 #endif

@@ -814,8 +814,8 @@ static void print_clocks(const struct gpu *g, const struct nvml_stats *m,
 		return;
 	}
 	/* no watts: NVML's power is its last second's average on Ampere and
-	 * newer, and a burst of 0.1 s read 376 W on the H200 where
-	 * nvidia-smi over 2 s of the same kernel read 605 */
+	 * newer, and a 0.25 s burst read 376 W on the H200 where nvidia-smi
+	 * over 2.4 s of the same kernel read 605 */
 	printf("clocks    mmagen %.0f MHz", m->mhz);
 	if (lt)
 		printf(", cuBLASLt %.0f MHz", lt->mhz);
@@ -825,12 +825,15 @@ static void print_clocks(const struct gpu *g, const struct nvml_stats *m,
 		printf("%u and %u samples", m->samples, lt->samples);
 	else
 		printf("%u sample%s", m->samples, m->samples == 1 ? "" : "s");
-	/* a sample every 2 ms or so: under 100 is a burst under 0.2 s, and
-	 * the H200 read 1980 MHz in cuBLASLt's 30 ms bursts of bf16 8192^3
-	 * right after ours at 1732, where 0.2 s bursts read 1522 (nvidia-smi
-	 * over 2 s: 1500): the reading trails the burst */
-	unsigned least = lt && lt->samples < m->samples ? lt->samples : m->samples;
-	printf("%s)\n", least < 100 ? "; bursts under 0.2 s: the reading may trail them, more --reps give longer ones" : "");
+	/* bursts under 0.2 s: on the H200, cuBLASLt's 30 ms bursts of bf16
+	 * 8192^3 right after ours read 1980 MHz where its 0.16 s bursts read
+	 * 1522 (nvidia-smi, the two side by side for 2 s: 1515); whether a
+	 * short burst runs faster or its reading lags was not told apart */
+	double shortest = lt && lt->seconds < m->seconds ? lt->seconds : m->seconds;
+	if (shortest < 0.2)
+		printf("; %s under 0.2 s may run or read above the sustained clock: more --reps give longer ones",
+		       lt ? "bursts" : "a burst");
+	printf(")\n");
 }
 
 static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,

@@ -27,9 +27,10 @@ static void pure(void)
 	CHECK(nvml_median(big, 2) == 4000000000.5, "median of large values: %.1f",
 	      nvml_median(big, 2));
 
-	struct nvml_stats a = { 10, 1500 }, b = { 30, 1600 }, none = { 0, 0 };
+	struct nvml_stats a = { 10, 1500, 0.5 }, b = { 30, 1600, 0.25 }, none = { 0, 0, 0 };
 	struct nvml_stats c = nvml_combine(&a, &b);
-	CHECK(c.samples == 40 && c.mhz == 1550, "combine: %u %g", c.samples, c.mhz);
+	CHECK(c.samples == 40 && c.mhz == 1550 && c.seconds == 0.25, "combine: %u %g %g",
+	      c.samples, c.mhz, c.seconds);
 	c = nvml_combine(&none, &b);
 	CHECK(c.samples == 30 && c.mhz == 1600, "combine with an empty burst");
 	c = nvml_combine(&a, &none);
@@ -62,7 +63,7 @@ static void failures(const char *not_nvml)
 static void sampling(void)
 {
 	char why[512] = "";
-	struct nvml_stats st = { 99, 0 };
+	struct nvml_stats st = { 99, 0, 0 };
 	struct timespec ms30 = { 0, 30000000 };
 	struct nvml_sampler *s = nvml_open(PCI, why, sizeof why);
 	void *lib = dlopen(getenv("MMAGEN_LIBNVML"), RTLD_NOW);
@@ -87,6 +88,7 @@ static void sampling(void)
 	nanosleep(&ms30, NULL);
 	nvml_stop(s, &st);
 	CHECK(st.samples >= 3 && st.samples <= 40, "30 ms: %u samples", st.samples);
+	CHECK(st.seconds >= 0.03 && st.seconds < 1, "30 ms: %g s", st.seconds);
 	CHECK(st.mhz >= 1400 && st.mhz <= 1600, "30 ms: %g MHz", st.mhz);
 	/* closed while it runs: stopped and joined, NVML shut down */
 	CHECK(nvml_start(s, why, sizeof why) == 0, "start a third time: %s", why);
