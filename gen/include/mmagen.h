@@ -722,6 +722,29 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
 			       const mmagen_tile_opts *o, mmagen_format fmt,
 			       char **out, size_t *len);
 
+/* ---- issue-peak kernels (gen/kernel_peak.c) ----
+ * The kernel `mmagen bench instr` times: entry mmagen_peak(.u32 iters,
+ * .u64 out), for a CTA of MMAGEN_PEAK_WARPS warps.  Every warp runs
+ * `iters` passes of MMAGEN_PEAK_COPIES instructions of the form on
+ * independent accumulators (D = A*B + D), on registers alone: no memory
+ * traffic, so a launch's time is the tensor cores' issue rate.  Pass out
+ * = 0: the stores after the loop, which keep ptxas from removing it, then
+ * never run.  Only mma.sync and mma.sp forms with plain register operands
+ * (not the block-scaled ones) have such a kernel: the others need shared
+ * memory, Tensor Memory or scale factors. */
+#define MMAGEN_PEAK_WARPS 8
+#define MMAGEN_PEAK_COPIES 16
+/* The operations one warp's instruction does, into *ops: 2*m*n*k of the
+ * shape it names (for mma.sp the dense-equivalent: its K is the logical
+ * one), times the thread groups that each do one (m8n8k4 f16: four
+ * quad-pairs).  MMAGEN_UNSUPPORTED, with the reason, for a form without a
+ * peak kernel. */
+MMAGEN_API
+mmagen_status mmagen_peak_ops(const mmagen_form *f, double *ops);
+/* The peak kernel of f on target t, as PTX. */
+MMAGEN_API
+mmagen_status mmagen_emit_peak(const mmagen_form *f, int t, char **out, size_t *len);
+
 /* ---- GEMM kernels (gen/gemm.c) ----
  * D = alpha * A * B + beta * C, a whole kernel for any M, N, K.  Layouts
  * name how A and B are stored, BLAS-style: "tn" is A row-major M x K and B
