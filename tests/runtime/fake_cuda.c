@@ -11,7 +11,8 @@
  * memory), its PCI address (domain 0x12, bus 0xAB, device 0x1F: every
  * field of a different width), and `run gemm --bench` (a function handle,
  * device memory that is host memory, copied back as it is: launches leave
- * D alone). */
+ * D alone).  Events time every interval at $FAKE_CUDA_EVENT_MS
+ * milliseconds (unset: 0, as before any work). */
 #include "cuda_abi.h"
 
 #include <stdlib.h>
@@ -115,6 +116,13 @@ static CUresult f_cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned in
 	return CUDA_SUCCESS;
 }
 
+static CUresult f_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
+{
+	const char *v = getenv("FAKE_CUDA_EVENT_MS");
+	*ms = v ? strtof(v, NULL) : 0;
+	return CUDA_SUCCESS;
+}
+
 static CUresult f_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
 	*f = (CUfunction)(void *)&ctx_dummy;
@@ -132,7 +140,7 @@ static const struct { const char *name; void *fn; } table[] = {
 	F_(cuDeviceGet) F_(cuDeviceGetName) F_(cuDeviceGetAttribute) F_(cuDevicePrimaryCtxRetain)
 	F_(cuCtxSetCurrent) F_(cuCtxGetCurrent) F_(cuCtxSynchronize) F_(cuStreamSynchronize)
 	F_(cuMemAlloc) F_(cuMemFree) F_(cuMemcpyHtoD) F_(cuMemcpyDtoH) F_(cuMemsetD8)
-	F_(cuModuleLoadDataEx) F_(cuModuleGetFunction)
+	F_(cuModuleLoadDataEx) F_(cuModuleGetFunction) F_(cuEventElapsedTime)
 #undef F_
 #define CU_FN(ret, name, sym, req, params) { #name, (void *)s_##name },
 #include "cuda.fn"
