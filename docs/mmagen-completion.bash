@@ -11,7 +11,7 @@ _mmagen()
 	case $cmd in
 		emit) words="instr tile ";;
 		run) words="tile gemm ";;
-		bench) words="load ";;
+		bench) words="load instr ";;
 		doc) words="signatures cli completion plan ";;
 		run) words="gemm ";;
 		doc) words="plan ";;
@@ -190,6 +190,36 @@ _mmagen()
 		--n) COMPREPLY=();;
 		--device) COMPREPLY=();;
 		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --swizzle --major-a --major-b --neg-a --neg-b --scale-d --m --n --device --help " -- "$cur"));;
+		esac;;
+	"bench instr")
+		case "$prev" in
+		--arch) COMPREPLY=();;
+		--opcode) COMPREPLY=();;
+		--family) COMPREPLY=();;
+		--shape) COMPREPLY=();;
+		--a) COMPREPLY=();;
+		--b) COMPREPLY=();;
+		--c) COMPREPLY=();;
+		--d) COMPREPLY=();;
+		--sparse) COMPREPLY=($(compgen -W "none sp ordered " -- "$cur"));;
+		--layout) COMPREPLY=($(compgen -W "row.col row.row col.row col.col" -- "$cur"));;
+		--satfinite) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--popc) COMPREPLY=($(compgen -W "none xor and " -- "$cur"));;
+		--kind) COMPREPLY=($(compgen -W "none f16 tf32 f8f6f4 i8 mxf8f6f4 mxf4 mxf4nvf4 " -- "$cur"));;
+		--block-scale) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--scale-vec) COMPREPLY=($(compgen -W "none 1X 2X 4X block16 block32 " -- "$cur"));;
+		--stype) COMPREPLY=($(compgen -W "none ue8m0 ue4m3 " -- "$cur"));;
+		--cta-group) COMPREPLY=($(compgen -W "1 2 " -- "$cur"));;
+		--ws) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ashift) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--asrc) COMPREPLY=($(compgen -W "reg smem tmem " -- "$cur"));;
+		--rnd) COMPREPLY=($(compgen -W "none rn rz rm rp " -- "$cur"));;
+		--num) COMPREPLY=($(compgen -W "x1 x2 x4 " -- "$cur"));;
+		--trans) COMPREPLY=($(compgen -W "no yes " -- "$cur"));;
+		--ldtype) COMPREPLY=($(compgen -W "b16 b8 b6p32 b4p64 " -- "$cur"));;
+		--device) COMPREPLY=();;
+		--reps) COMPREPLY=();;
+		*) COMPREPLY=($(compgen -W "--arch --opcode --family --shape --a --b --c --d --sparse --layout --satfinite --popc --kind --block-scale --scale-vec --stype --cta-group --ws --ashift --asrc --rnd --num --trans --ldtype --device --reps --help " -- "$cur"));;
 		esac;;
 	"quantize")
 		case "$prev" in

@@ -373,7 +373,7 @@ static const struct cli_value gemm_fmt_vals[] = {
 #define ALL ((1u << NCMDS) - 1)
 #define EMIT (C(EMIT_INSTR) | C(EMIT_TILE))
 #define TILE (C(EMIT_TILE) | C(RUN_TILE) | C(BENCH_LOAD))
-#define SEL (C(LIST) | EMIT | TILE)
+#define SEL (C(LIST) | EMIT | TILE | C(BENCH_INSTR))
 #define QUANT (C(QUANTIZE) | C(DEQUANTIZE))
 #define DOC (C(DOC_SIGNATURES) | C(DOC_CLI) | C(DOC_COMPLETION))
 #define GEMM (C(GEMM) | C(RUN_GEMM))   /* the generator's request */
@@ -481,8 +481,10 @@ static const struct cli_opt options[] = {
 	   "the random inputs' seed (default: the clock; printed)"),
 	FN("--inputs", NULL, C(RUN_TILE), "Run", set_inputs, run.edge, inputs_vals,
 	   "random (default) or an edge-case input set"),
-	FN("--device", "D", C(RUN_TILE) | C(BENCH_LOAD) | RG, "Run", set_device, run.device,
-	   NULL, "the CUDA device index (default: $MMAGEN_DEVICE or 0)"),
+	FN("--device", "D", C(RUN_TILE) | C(BENCH_LOAD) | C(BENCH_INSTR) | RG, "Run", set_device,
+	   run.device, NULL, "the CUDA device index (default: $MMAGEN_DEVICE or 0)"),
+	FN("--reps", "R", C(BENCH_INSTR), "Run", set_reps, run.reps, NULL,
+	   "timed launches of about 10 ms, the median reported (default 30)"),
 
 	NAMED("--format", C(EMIT_INSTR), "Output", format, instr_fmt_vals,
 	      "a PTX module (default), a CUDA header, or the instruction line"),

@@ -49,8 +49,8 @@ static const char *refusal(const mmagen_form *f)
 {
 	switch (f->family) {
 	case MMAGEN_FAM_MMA:
-		return f->block_scale ? "the block-scaled forms need scale-factor operands "
-			"(not yet); kind::f8f6f4 without --block-scale runs" : NULL;
+		return f->block_scale ? "block-scaled forms (.block_scale) need scale-factor "
+			"operands (not yet); kind::f8f6f4 forms without .block_scale run" : NULL;
 	case MMAGEN_FAM_WGMMA:
 		return "wgmma needs shared-memory operands (not yet)";
 	case MMAGEN_FAM_TCGEN05:

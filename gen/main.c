@@ -287,6 +287,47 @@ static int cmd_bench_load(struct opts *o)
 	return run_cmd(o, 1);
 }
 
+/* bench instr refuses a form without a peak kernel before it looks for a
+ * GPU: with no --arch, when no form the request matches has one. */
+static int peak_request(const struct opts *o)
+{
+	const mmagen_form *first = NULL;
+	double ops;
+
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		if (!mmagen_form_matches(&o->req, f))
+			continue;
+		if (!mmagen_peak_ops(f, &ops))
+			return 0;
+		if (!first)
+			first = f;
+	}
+	if (first)
+		mmagen_peak_ops(first, &ops);      /* its reason */
+	return first ? cli_fail(CLI_USAGE, "bench instr: %s", mmagen_last_error()) : 0;
+}
+
+static int cmd_bench_instr(struct opts *o)
+{
+	const mmagen_form *f;
+	double ops;
+	int rc;
+
+	if (!o->arch) {
+		if ((rc = check_request(o)) || (rc = peak_request(o)) ||
+		    (rc = device_target(&o->run, &o->req.target)))
+			return rc;
+		o->arch = mmagen_target_name(o->req.target);
+	}
+	if ((rc = select_form(o, "bench", &f)))
+		return rc;
+	if (mmagen_peak_ops(f, &ops))
+		return cli_fail(CLI_USAGE, "bench instr: %s", mmagen_last_error());
+	note_defaults(o, f, NULL, 0);
+	return bench_instr(f, o->req.target, &o->run);
+}
+
 static int cmd_doc_signatures(struct opts *o)
 {
 	char *text;
@@ -338,6 +379,7 @@ static int (*const handlers[NCMDS])(struct opts *) = {
 	[CMD_RUN_GEMM] = cmd_run_gemm,
 	[CMD_RUN_TILE] = cmd_run_tile,
 	[CMD_BENCH_LOAD] = cmd_bench_load,
+	[CMD_BENCH_INSTR] = cmd_bench_instr,
 	[CMD_QUANTIZE] = cmd_quantize,
 	[CMD_DEQUANTIZE] = cmd_dequantize,
 	[CMD_DOC_SIGNATURES] = cmd_doc_signatures,

@@ -14,6 +14,7 @@ struct run_opts {
 	int verbose;
 	const char *edge;    /* NULL, or an edge-case input set (run.c) */
 	const mmagen_tile_opts *tile;   /* NULL: defaults */
+	unsigned reps;       /* bench instr: timed launches; 0: 30 */
 };
 
 /* Exit codes: 0 pass, 1 mismatch or error, 77 no driver/GPU. */
@@ -31,6 +32,10 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
  * that child, before touching the driver. */
 typedef int bench_gen_fn(void *user, char **ptx);
 int bench_load_gen(const char *what, bench_gen_fn *gen_ptx, void *user, const struct run_opts *o);
+/* bench instr (bench_instr.c): the issue peak of f, an mma.sync / mma.sp
+ * form with a peak kernel (mmagen_peak_ops), on the GPU; 0, 1 (said why)
+ * or 77 (no driver or GPU). */
+int bench_instr(const mmagen_form *f, int t, const struct run_opts *o);
 /* After a module load: the one line why the disk cache was not used. */
 void cache_note(int hit);
 

@@ -33,7 +33,8 @@ usage() {
 # SUB|an option it takes|an option it does not take
 for row in "list|--json|--output" "emit instr|--format ptx|cuda|text|--swizzle" \
 	   "emit tile|--swizzle none|32|64|128|--seed" "run tile|--seed N|--output" \
-	   "bench load|--device D|--seed" "quantize|--scales FILE|--arch" \
+	   "bench load|--device D|--seed" "bench instr|--reps R|--swizzle" \
+	   "quantize|--scales FILE|--arch" \
 	   "dequantize|--global-scale X|--opcode" "doc signatures|-o, --output FILE|--arch" \
 	   "doc cli|-o, --output FILE|--json" "doc completion|-o, --output FILE|--arch"; do
 	sub=${row%%|*}
@@ -60,7 +61,7 @@ check '[ $? -eq 0 ] && head -n 1 "$tmp/h1" | grep -q "^usage: mmagen emit tile"'
 check '[ $? -eq 0 ] && grep -q "^usage: mmagen run tile" "$tmp/h1"' "run tile -h"
 "$mm" --help >"$tmp/h1" 2>&1 && "$mm" help >"$tmp/h2" 2>&1
 check 'cmp -s "$tmp/h1" "$tmp/h2"' "--help and help differ"
-for sub in list "emit instr" "emit tile" "run tile" "bench load" quantize dequantize \
+for sub in list "emit instr" "emit tile" "run tile" "bench load" "bench instr" quantize dequantize \
 	   "doc signatures" "doc cli" "doc completion"; do
 	check 'grep -q "^       mmagen $sub \|^usage: mmagen $sub " "$tmp/h1"' "--help lacks usage of $sub"
 done
@@ -81,6 +82,7 @@ usage 2 "'doc signatures' takes no --arch" doc signatures --arch sm_90 -o "$O"
 usage 2 "'doc cli' takes no --format" doc cli --format ptx -o "$O"
 usage 2 "'quantize' takes no --arch" quantize --arch sm_90 --format mxfp8 --in x --out "$O" --scales y
 usage 2 "'bench load' takes no --seed" bench load --opcode "$OP" --seed 1
+usage 2 "'bench instr' takes no --swizzle" bench instr --opcode "$OP" --swizzle 64
 usage 2 "'emit tile' takes no --all" emit tile --arch sm_90a --opcode "$OP" --output="$O" --all
 usage 2 "list prints one of --opcodes, --targets" list --opcodes --targets
 usage 2 "list --targets prints every target" list --targets --family wgmma
@@ -177,7 +179,7 @@ fi
 
 # ---- docs/cli.md is complete: every option of every help is in it ----
 "$mm" doc cli >"$tmp/cli.md"
-for sub in list "emit instr" "emit tile" "run tile" "bench load" quantize dequantize \
+for sub in list "emit instr" "emit tile" "run tile" "bench load" "bench instr" quantize dequantize \
 	   "doc signatures" "doc cli" "doc completion"; do
 	check 'grep -q "^## $sub\$" "$tmp/cli.md"' "doc cli lacks a section for $sub"
 	# shellcheck disable=SC2086
