@@ -1,0 +1,233 @@
+/* check_peak.c - the issue-peak kernels of `mmagen bench instr`
+ * (mmagen_emit_peak) against ptxas, and their loops against nvdisasm.
+ *
+ *   check_peak PTXAS DIR TARGET [EXCEPT]
+ *     every mma.sync / mma.sp form on TARGET (one per opcode; with EXCEPT,
+ *     only those that target lacks) gets a peak kernel that assembles;
+ *     every other form of TARGET is refused with MMAGEN_UNSUPPORTED.
+ *   check_peak PTXAS DIR --sass
+ *     for a few native forms, the peak kernel's SASS has a multiple of
+ *     MMAGEN_PEAK_COPIES times the tensor instructions the form's
+ *     one-instruction module has (ptxas unrolls the loop; it must not
+ *     drop it, or any accumulator set).  nvdisasm from $NVDISASM, PATH,
+ *     /usr/local/cuda/bin or where .ci/deps puts the pip wheel.
+ *
+ * Exit 77 without ptxas, or for --sass without nvdisasm (said why). */
+#define _POSIX_C_SOURCE 200809L
+#include "table.h"
+#include "check.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *ptxas, *dir;
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	int bad = !fp || fputs(text, fp) < 0;
+	if (fp && fclose(fp))
+		bad = 1;
+	if (bad)
+		printf("FAIL: cannot write %s\n", path);
+	return bad;
+}
+
+/* ptxas on `text` for target t, the cubin to `cubin` (NULL: none). */
+static int assemble(const char *text, int t, const char *what, const char *cubin)
+{
+	char path[600], cmd[2000];
+
+	snprintf(path, sizeof path, "%s/peak_%ld.ptx", dir, (long)getpid());
+	if (write_text(path, text))
+		return 1;
+	snprintf(cmd, sizeof cmd, "'%s' -arch=%s '%s' -o '%s' >'%s.log' 2>&1", ptxas,
+		 mmagen_target_name(t), path, cubin ? cubin : "/dev/null", path);
+	if (system(cmd)) {
+		printf("FAIL: %s does not assemble on %s (see %s.log)\n", what,
+		       mmagen_target_name(t), path);
+		return 1;
+	}
+	unlink(path);
+	strncat(path, ".log", sizeof path - strlen(path) - 1);
+	unlink(path);
+	return 0;
+}
+
+static void peak_one(const mmagen_form *f, int t)
+{
+	char op[256], what[300], *ptx;
+	double ops;
+
+	mmagen_form_opcode(f, op, sizeof op);
+	if (mmagen_peak_ops(f, &ops)) {
+		CHECK(mmagen_emit_peak(f, t, &ptx, NULL) == MMAGEN_UNSUPPORTED &&
+		      strstr(mmagen_last_error(), "only mma.sync / mma.sp forms"), "%s refused", op);
+		CHECK(f->family != MMAGEN_FAM_MMA || f->block_scale, "%s has no peak kernel", op);
+		return;
+	}
+	CHECK(ops >= 2.0 * f->m * f->n * f->k, "%s: %g operations", op, ops);
+	if (mmagen_emit_peak(f, t, &ptx, NULL)) {
+		CHECK(0, "%s on %s: %s", op, mmagen_target_name(t), mmagen_last_error());
+		return;
+	}
+	snprintf(what, sizeof what, "the peak kernel of %s", op);
+	assemble(ptx, t, what, NULL) ? failed++ : passed++;
+	mmagen_free(ptx);
+}
+
+static int sweep(const char *target, const char *except)
+{
+	char prev[256] = "", op[256];
+	int t, x = -1;
+
+	if (mmagen_target_parse(target, &t) || (except && mmagen_target_parse(except, &x)))
+		return printf("FAIL: %s\n", mmagen_last_error()), 1;
+	for (size_t i = 0; i < mmagen_form_count(); i++) {
+		const mmagen_form *f = mmagen_form_at(i);
+		if (!mmagen_form_on_target(f, t) || (except && mmagen_form_on_target(f, x)) ||
+		    !strcmp(mmagen_form_opcode(f, op, sizeof op), prev))
+			continue;
+		snprintf(prev, sizeof prev, "%s", op);
+		peak_one(f, t);
+	}
+	return check_summary();
+}
+
+/* ---- --sass ---- */
+
+static int executable(const char *p)
+{
+	return p && *p && !access(p, X_OK);
+}
+
+/* nvdisasm's path into buf, or 0. */
+static int find_nvdisasm(char *buf, size_t n)
+{
+	const char *env = getenv("NVDISASM"), *path = getenv("PATH"), *home = getenv("HOME");
+	const char *tools = getenv("MMAGEN_CUDA_TOOLS");
+	char pat[600];
+	glob_t g;
+
+	if (executable(env))
+		return snprintf(buf, n, "%s", env), 1;
+	for (const char *p = path; p && *p; p += strcspn(p, ":"), p += *p == ':') {
+		snprintf(buf, n, "%.*s/nvdisasm", (int)strcspn(p, ":"), p);
+		if (executable(buf))
+			return 1;
+	}
+	snprintf(buf, n, "/usr/local/cuda/bin/nvdisasm");
+	if (executable(buf))
+		return 1;
+	snprintf(pat, sizeof pat, "%s%s/nvidia/cu*/bin/nvdisasm", tools ? tools : home ? home : "",
+		 tools ? "" : "/.local/mmagen-cuda-tools");
+	int found = !glob(pat, 0, NULL, &g) && g.gl_pathc && executable(g.gl_pathv[0]);
+	if (found)
+		snprintf(buf, n, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return found;
+}
+
+/* Tensor-core instructions (a mnemonic with MMA in it) in the cubin's
+ * SASS; *name gets the first one's mnemonic.  -1 if nvdisasm failed. */
+static int count_mma(const char *nvdisasm, const char *cubin, char *name, size_t n)
+{
+	char cmd[1400], line[1024];
+	int count = 0;
+
+	snprintf(cmd, sizeof cmd, "'%s' -c '%s'", nvdisasm, cubin);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof line, p)) {
+		char *s = strstr(line, "*/");          /* after the address */
+		if (!s)
+			continue;
+		s += 2 + strspn(s + 2, " \t");
+		if (*s == '@')                         /* a predicate */
+			s += strcspn(s, " \t"), s += strspn(s, " \t");
+		size_t len = strcspn(s, " \t;");
+		char mn[128];
+		snprintf(mn, sizeof mn, "%.*s", (int)(len < sizeof mn ? len : sizeof mn - 1), s);
+		if (!strstr(mn, "MMA") || mn[0] < 'A' || mn[0] > 'Z')
+			continue;
+		if (!count++)
+			snprintf(name, n, "%s", mn);
+	}
+	return pclose(p) ? -1 : count;
+}
+
+/* Forms whose SASS is native on their target (tests/inspect/truth.txt):
+ * one per kind of tensor instruction. */
+static const char *const sass_forms[][2] = {
+	{ "sm_90a", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" },      /* HMMA */
+	{ "sm_80", "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32" },           /* IMMA */
+	{ "sm_89", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" },       /* QMMA */
+	{ "sm_90", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64" },           /* DMMA */
+	{ "sm_80", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32" },
+};
+
+static void sass_one(const char *nvdisasm, const char *target, const char *opcode)
+{
+	char one[600], loop[600], mn[128] = "", what[400];
+	char *ptx = NULL, *mod = NULL;
+	const mmagen_form *f;
+	mmagen_request r;
+	int t;
+
+	mmagen_request_init(&r);
+	r.opcode = opcode;
+	if (mmagen_target_parse(target, &t) || (r.target = t, mmagen_select(&r, &f)) ||
+	    mmagen_emit_instr(f, t, MMAGEN_FMT_PTX, &mod, NULL) || mmagen_emit_peak(f, t, &ptx, NULL)) {
+		CHECK(0, "%s on %s: %s", opcode, target, mmagen_last_error());
+		goto out;
+	}
+	snprintf(one, sizeof one, "%s/peak_%ld_one.cubin", dir, (long)getpid());
+	snprintf(loop, sizeof loop, "%s/peak_%ld_loop.cubin", dir, (long)getpid());
+	snprintf(what, sizeof what, "%s (one instruction)", opcode);
+	if (assemble(mod, t, what, one) || assemble(ptx, t, opcode, loop)) {
+		failed++;
+		goto out;
+	}
+	int per = count_mma(nvdisasm, one, mn, sizeof mn);
+	int got = count_mma(nvdisasm, loop, mn, sizeof mn);
+	int want = MMAGEN_PEAK_COPIES * per;
+	printf("%s %s: %d x %s in one instruction's SASS, %d in the loop's (%d a pass)\n", target,
+	       opcode, per, mn, got, want);
+	CHECK(per > 0 && got >= want && got % want == 0,
+	      "%s on %s: %d tensor instructions in the loop, want a multiple of %d x %d", opcode,
+	      target, got, MMAGEN_PEAK_COPIES, per);
+	unlink(one);
+	unlink(loop);
+out:
+	mmagen_free(ptx);
+	mmagen_free(mod);
+}
+
+static int sass(void)
+{
+	char nvdisasm[600];
+
+	if (!find_nvdisasm(nvdisasm, sizeof nvdisasm))
+		return printf("SKIP: no nvdisasm ($NVDISASM, PATH, /usr/local/cuda/bin, or "
+			      "pip install nvidia-cuda-nvdisasm as .ci/deps does)\n"), 77;
+	for (size_t i = 0; i < sizeof sass_forms / sizeof *sass_forms; i++)
+		sass_one(nvdisasm, sass_forms[i][0], sass_forms[i][1]);
+	return check_summary();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || argc > 5)
+		return fprintf(stderr, "usage: check_peak PTXAS DIR TARGET [EXCEPT] | check_peak PTXAS DIR --sass\n"), 2;
+	ptxas = argv[1];
+	dir = argv[2];
+	if (access(ptxas, X_OK))
+		return printf("SKIP: ptxas not found (%s)\n", ptxas), 77;
+	if (!strcmp(argv[3], "--sass"))
+		return sass();
+	return sweep(argv[3], argc == 5 ? argv[4] : NULL);
+}
