@@ -234,12 +234,12 @@ static void print_clocks(const struct peak *p, const struct nvml_stats *clk)
 		printf("clocks    not sampled: %s\n", p->nvml_why);
 		return;
 	}
-	/* a sample every 2 ms or so: under 100 is under 0.2 s of launches,
-	 * and NVML's reading trails short bursts (run_gemm.c) */
+	/* under 0.2 s, as run gemm --bench flags it: on the H200 short
+	 * bursts read clocks above the sustained one (run_gemm.c) */
 	printf("clocks    %.0f MHz  (NVML: median SM clock while the timed launches ran; %u sample%s%s)\n",
 	       clk->mhz, clk->samples, clk->samples == 1 ? "" : "s",
-	       clk->samples < 100 ? "; under 0.2 s of launches: the reading may trail them, "
-				    "more --reps give longer ones" : "");
+	       clk->seconds < 0.2 ? "; launches under 0.2 s may run or read above the sustained "
+				    "clock: more --reps give longer ones" : "");
 }
 
 static int report(const mmagen_form *f, int t, const struct peak *p, float *ms, unsigned reps,
@@ -272,7 +272,7 @@ static int report(const mmagen_form *f, int t, const struct peak *p, float *ms, 
 int bench_instr(const mmagen_form *f, int t, const struct run_opts *o)
 {
 	struct peak p = { 0 };
-	struct nvml_stats clk = { 0, 0 };
+	struct nvml_stats clk = { 0 };
 	unsigned reps = o->reps ? o->reps : DEFAULT_REPS;
 	float *ms = calloc(reps, sizeof *ms);
 	char *ptx = NULL;
