@@ -282,8 +282,10 @@ int bench_instr(const mmagen_form *f, int t, const struct run_opts *o)
 		fprintf(stderr, "mmagen: bench instr: out of memory\n");
 		return 1;
 	}
-	if (mmagen_emit_peak(f, t, &ptx, NULL)) {
+	mmagen_status st = mmagen_emit_peak(f, t, &ptx, NULL);
+	if (st) {
 		fprintf(stderr, "mmagen: bench instr: %s\n", mmagen_last_error());
+		rc = st == MMAGEN_UNSUPPORTED ? 2 : 1;   /* a form ptxas emulates on t: usage */
 		goto out;
 	}
 	if ((rc = setup(&p, o, ptx)))

@@ -18,6 +18,11 @@
  * can write `return mmagen_set_error(MMAGEN_UNKNOWN_NAME, "...", ...);`. */
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	MMAGEN_PRINTF(2, 3);
+
+/* Why ptxas emulates form f on target t (no native tensor instruction in
+ * its SASS: quant.def's EMULATED rows, measured on the H200), or NULL
+ * (plan.c). */
+const char *mmagen_form_emulated(const mmagen_form *f, int t);
 void mmagen_clear_error(void);
 
 /* The first legality rule (rules.def) that request r breaks: its message

@@ -296,6 +296,11 @@ static int path_takes(const struct qpath *p, const mmagen_form *f, int *acc_i, i
 /* Why form f is emulated on target t, or NULL. */
 static const char *emulated(const mmagen_form *f, int t)
 {
+	return mmagen_form_emulated(f, t);
+}
+
+const char *mmagen_form_emulated(const mmagen_form *f, int t)
+{
 	const char *tn = mmagen_target_name(t);
 	for (size_t i = 0; i < ARRAY_SIZE(qemuls); i++) {
 		const struct qemul *e = &qemuls[i];

@@ -38,6 +38,9 @@ refused 2 "'bench instr' takes no --seed" --opcode "$BF16" --seed 1
 refused 1 "'mma.sync.bogus' is not a legal opcode on any target; see 'mmagen list --opcodes'" \
 	--opcode mma.sync.bogus
 refused 1 "needs target sm_89" --opcode mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 --arch sm_80
+# forms ptxas emulates (FP8 and INT4 mma.sync on sm_90): their loop would time the emulation
+refused 2 "on sm_90a is emulated: ptxas lowers FP8" --opcode mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 --arch sm_90a
+refused 2 "time a native form" --opcode mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 --arch sm_90a
 
 # no driver: one line, 77 (the suites count it as skipped)
 MMAGEN_LIBCUDA=/nonexistent/libcuda.so.1 "$mm" bench instr --opcode "$BF16" >"$tmp/out" 2>"$tmp/err"

@@ -3,7 +3,8 @@
  *
  *   check_peak PTXAS DIR TARGET [EXCEPT]
  *     every mma.sync / mma.sp form on TARGET (one per opcode; with EXCEPT,
- *     only those that target lacks) gets a peak kernel that assembles;
+ *     only those that target lacks) gets a peak kernel that assembles, but
+ *     those ptxas emulates there (FP8 and INT4 on sm_90), which are refused;
  *     every other form of TARGET is refused with MMAGEN_UNSUPPORTED.
  *   check_peak PTXAS DIR --sass
  *     for a few native forms, the peak kernel's SASS has a multiple of
@@ -70,6 +71,13 @@ static void peak_one(const mmagen_form *f, int t)
 		return;
 	}
 	CHECK(ops >= 2.0 * f->m * f->n * f->k, "%s: %g operations", op, ops);
+	/* forms ptxas emulates on t (plan's table): refused, saying so */
+	if (mmagen_form_emulated(f, t)) {
+		CHECK(mmagen_emit_peak(f, t, &ptx, NULL) == MMAGEN_UNSUPPORTED &&
+		      strstr(mmagen_last_error(), "time a native form"), "%s on %s refused as emulated",
+		      op, mmagen_target_name(t));
+		return;
+	}
 	if (mmagen_emit_peak(f, t, &ptx, NULL)) {
 		CHECK(0, "%s on %s: %s", op, mmagen_target_name(t), mmagen_last_error());
 		return;
