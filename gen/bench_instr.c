@@ -84,17 +84,6 @@ static void force_one_cta(struct peak *p, int major, int minor)
 	snprintf(p->ctas, sizeof p->ctas, "one per SM");
 }
 
-/* NVML on the GPU of p->ctx, found by its PCI address (CUDA and NVML may
- * number GPUs differently): p->nvml, or NULL and p->nvml_why. */
-static void clocks_open(struct peak *p)
-{
-	char pci[MMART_PCI_BUS_ID_SIZE];
-	if (mmart_device_pci_bus_id(p->ctx, pci, sizeof pci)) {
-		snprintf(p->nvml_why, sizeof p->nvml_why, "%s", mmart_last_error());
-		return;
-	}
-	p->nvml = nvml_open(pci, p->nvml_why, sizeof p->nvml_why);
-}
 
 /* The GPU, the kernel loaded, the launch configuration: 0, 1 (said why)
  * or 77 (no driver or GPU). */
@@ -122,7 +111,7 @@ static int setup(struct peak *p, const struct run_opts *o, const char *ptx)
 	p->params[0] = &p->iters;
 	p->params[1] = &p->out;
 	force_one_cta(p, major, minor);
-	clocks_open(p);
+	p->nvml = nvml_open_ctx(p->ctx, p->nvml_why, sizeof p->nvml_why);
 	return 0;
 }
 

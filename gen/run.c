@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700   /* nftw, and POSIX 2008 */
 #include "run.h"
 #include "mmart.h"
+#include "nvml.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -590,4 +591,14 @@ out:
 		rm_tree(dir);
 	mmagen_free(ptx);
 	return rc;
+}
+
+struct nvml_sampler *nvml_open_ctx(mmart_ctx *ctx, char *why, size_t n)
+{
+	char pci[MMART_PCI_BUS_ID_SIZE];
+	if (mmart_device_pci_bus_id(ctx, pci, sizeof pci)) {
+		snprintf(why, n, "%s", mmart_last_error());
+		return NULL;
+	}
+	return nvml_open(pci, why, n);
 }

@@ -33,10 +33,17 @@ int bench_load(const mmagen_form *f, int t, const struct run_opts *o);
 typedef int bench_gen_fn(void *user, char **ptx);
 int bench_load_gen(const char *what, bench_gen_fn *gen_ptx, void *user, const struct run_opts *o);
 /* bench instr (bench_instr.c): the issue peak of f, an mma.sync / mma.sp
- * form with a peak kernel (mmagen_peak_ops), on the GPU; 0, 1 (said why)
- * or 77 (no driver or GPU). */
+ * form with a peak kernel (mmagen_peak_ops), on the GPU; 0, 1 (said why),
+ * 2 (a form ptxas emulates on t: said why) or 77 (no driver or GPU). */
 int bench_instr(const mmagen_form *f, int t, const struct run_opts *o);
 /* After a module load: the one line why the disk cache was not used. */
 void cache_note(int hit);
+
+/* NVML (nvml.h) for the GPU of ctx, found by its PCI address
+ * (mmart_device_pci_bus_id: CUDA and NVML may number GPUs differently):
+ * a sampler, or NULL with one line in `why`. */
+struct mmart_ctx;
+struct nvml_sampler;
+struct nvml_sampler *nvml_open_ctx(struct mmart_ctx *ctx, char *why, size_t n);
 
 #endif

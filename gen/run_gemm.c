@@ -790,18 +790,6 @@ static int timing_sets(struct gpu *g, const struct rg_data *d, unsigned reps, ui
 	return 0;
 }
 
-/* NVML for the bench's bursts, on the GPU of g->ctx found by its PCI
- * address (CUDA and NVML may number GPUs differently): g->nvml, or NULL
- * and g->nvml_why. */
-static void clocks_open(struct gpu *g)
-{
-	char pci[MMART_PCI_BUS_ID_SIZE];
-	if (mmart_device_pci_bus_id(g->ctx, pci, sizeof pci)) {
-		snprintf(g->nvml_why, sizeof g->nvml_why, "%s", mmart_last_error());
-		return;
-	}
-	g->nvml = nvml_open(pci, g->nvml_why, sizeof g->nvml_why);
-}
 
 /* The clocks line: what each side ran at (lt NULL: mmagen alone), or
  * why that is not known.  Its first word is "clocks": scripts that read
@@ -859,7 +847,7 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	have_lt = lt_setup(g, why, sizeof why);
 	if (have_lt < 0)
 		goto out;
-	clocks_open(g);
+	g->nvml = nvml_open_ctx(g->ctx, g->nvml_why, sizeof g->nvml_why);
 	if (have_lt > 0) {
 		printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u\n",
 		       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps);
@@ -1411,7 +1399,7 @@ static int bench120(struct g120 *x, const struct rg120_data *d, unsigned reps, c
 		blocker = 0;             /* no room: time without it (gaps then show) */
 	printf("bench gemm %s: %u buffer sets, %d warm-up launches, median of %u\n", what, n,
 	       WARMUP, reps);
-	clocks_open(&x->g);
+	x->g.nvml = nvml_open_ctx(x->g.ctx, x->g.nvml_why, sizeof x->g.nvml_why);
 	if (time_launches(&x->g, launch120, reps, blocker, blocker_bytes, &t, &clk))
 		goto out;
 	printf("%-9s %8.1f TFLOP/s  (median %.4f ms, min %.4f, max %.4f)%s\n", "mmagen",
