@@ -195,10 +195,11 @@ static int calibrate(struct peak *p)
 	float ms = 0;
 
 	p->iters = FIRST_ITERS;
-	for (int i = 0; i < 5; i++) {
-		if (run(p, 0, 1, &ms, NULL))
+	/* every count that is scaled from was measured (a warm-up first) */
+	for (int i = 0; i < 6; i++) {
+		if (run(p, i == 0, 1, &ms, NULL))
 			return 1;
-		if (ms >= 1 || p->iters > MAX_ITERS / 16)
+		if (ms >= 1 || p->iters > MAX_ITERS / 16 || i == 5)
 			break;
 		p->iters *= 16;
 	}
@@ -243,6 +244,13 @@ static int report(const mmagen_form *f, int t, const struct peak *p, float *ms, 
 	if (!(median > 0)) {
 		fprintf(stderr, "mmagen: bench instr: the events timed the launches at %g ms; "
 			"no rate can be given\n", median);
+		return 1;
+	}
+	/* a launch far from the calibrated length did not run the loop it
+	 * was calibrated on (events of 1e-5 ms would give 1e13 TFLOP/s) */
+	if (median < TARGET_MS / 10) {
+		fprintf(stderr, "mmagen: bench instr: a launch of %u iterations took %.3g ms where about %g were calibrated; the events or the loop are not what they seem, no rate is given\n",
+			p->iters, median, TARGET_MS);
 		return 1;
 	}
 	double total = ops * MMAGEN_PEAK_COPIES * MMAGEN_PEAK_WARPS * p->cfg.grid[0] * p->iters;

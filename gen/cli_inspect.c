@@ -421,3 +421,47 @@ int cmd_inspect(struct opts *o)
 	mmagen_inspect_free(c.r);
 	return c.partial ? INSPECT_PARTIAL : 0;
 }
+
+/* The verdict of form f on target t: its `emit instr` module through
+ * ptxas and nvdisasm (or cuobjdump), as `inspect --opcode` works it out.
+ * *verdict MMAGEN_VERDICT_*, and `why` its reason (for UNKNOWN: why there
+ * is none, e.g. no ptxas).  0, or 1 when the module could not be made. */
+int inspect_form_verdict(const mmagen_form *f, int t, unsigned *verdict, char *why, size_t n)
+{
+	struct ctx c;
+	const char *tmp = getenv("TMPDIR");
+	char *data = NULL;
+	size_t len = 0;
+
+	memset(&c, 0, sizeof c);
+	*verdict = MMAGEN_VERDICT_UNKNOWN;
+	if (mmagen_emit_instr(f, t, MMAGEN_FMT_PTX, &data, &len) ||
+	    mmagen_inspect_buffer(data, len, &c.r)) {
+		snprintf(why, n, "%s", mmagen_last_error());
+		mmagen_free(data);
+		return 1;
+	}
+	mmagen_free(data);
+	c.ptxas = find_tool("PTXAS", "ptxas", c.bp, sizeof c.bp);
+	c.nvdisasm = find_tool("NVDISASM", "nvdisasm", c.bn, sizeof c.bn);
+	c.cuobjdump = find_tool("CUOBJDUMP", "cuobjdump", c.bc, sizeof c.bc);
+	snprintf(why, n, "%s", !c.ptxas ? "no ptxas ($PTXAS, PATH, /usr/local/cuda/bin)" :
+		 !c.nvdisasm && !c.cuobjdump ? "no nvdisasm or cuobjdump ($NVDISASM, $CUOBJDUMP)" :
+		 "its SASS gave no verdict");
+	snprintf(c.dir, sizeof c.dir, "%s/mmagen-inspect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (c.ptxas && (c.nvdisasm || c.cuobjdump) && mkdtemp(c.dir)) {
+		snprintf(c.in, sizeof c.in, "%s/in.ptx", c.dir);
+		snprintf(c.cubin, sizeof c.cubin, "%s/out.cubin", c.dir);
+		snprintf(c.sass, sizeof c.sass, "%s/sass.txt", c.dir);
+		snprintf(c.err, sizeof c.err, "%s/err.txt", c.dir);
+		examine(&c, mmagen_target_name(t), NULL);
+		cleanup(&c);
+		if (mmagen_inspect_verdict_count(c.r)) {
+			const mmagen_inspect_verdict *v = mmagen_inspect_verdict_at(c.r, 0);
+			*verdict = v->verdict;
+			snprintf(why, n, "%s", v->reason);
+		}
+	}
+	mmagen_inspect_free(c.r);
+	return 0;
+}

@@ -72,5 +72,7 @@ int cmd_run_gemm(struct opts *o);
 int cmd_plan(struct opts *o);
 int cmd_doc_plan(struct opts *o);
 int cmd_inspect(struct opts *o);         /* cli_inspect.c */
+/* What `inspect --opcode` says of form f on target t (cli_inspect.c). */
+int inspect_form_verdict(const mmagen_form *f, int t, unsigned *verdict, char *why, size_t n);
 
 #endif

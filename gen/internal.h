@@ -18,11 +18,6 @@
  * can write `return mmagen_set_error(MMAGEN_UNKNOWN_NAME, "...", ...);`. */
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	MMAGEN_PRINTF(2, 3);
-
-/* Why ptxas emulates form f on target t (no native tensor instruction in
- * its SASS: quant.def's EMULATED rows, measured on the H200), or NULL
- * (plan.c). */
-const char *mmagen_form_emulated(const mmagen_form *f, int t);
 void mmagen_clear_error(void);
 
 /* The first legality rule (rules.def) that request r breaks: its message
@@ -52,5 +47,10 @@ int mmagen_sparse_granule(const mmagen_form *f, unsigned *group, unsigned *keep,
 #define TC_META_NONE 0xFFFFFFFFu
 unsigned tc_meta_pieces(const mmagen_form *f);
 mmagen_status tc_meta_table(const mmagen_form *f, unsigned rows, uint32_t *tab);
+
+/* Why ptxas emulates form f on target t (no native tensor instruction in
+ * its SASS: quant.def's EMULATED rows, measured on the H200), or NULL
+ * (plan.c). */
+const char *mmagen_form_emulated(const mmagen_form *f, int t);
 
 #endif

@@ -308,11 +308,51 @@ static int peak_request(const struct opts *o)
 	return first ? cli_fail(CLI_USAGE, "bench instr: %s", mmagen_last_error()) : 0;
 }
 
+/* A peak loop times the instruction only where the GPU runs it natively:
+ * ptxas emulates some forms (sm_90's FP8 and INT4 mma.sync, b1 .xor,
+ * m8n8k4 f16 from sm_80 on: FFMA and shuffles), and with operands that
+ * never change the emulation computes one product for all accumulator
+ * sets (sm_90 e4m3 read 1142 "TFLOP/s").  So the form's SASS on the
+ * GPU's own target (what runs, whatever --arch says) must be native, as
+ * `inspect --opcode` judges it; without ptxas and nvdisasm that is said,
+ * not checked. */
+static int peak_native(struct opts *o, const mmagen_form *f, int arch_given)
+{
+	char why[512], op[256];
+	unsigned v;
+	int gt = o->req.target, rc;
+
+	if (arch_given && (rc = device_target(&o->run, &gt)))
+		return rc;
+	mmagen_form_opcode(f, op, sizeof op);
+	if (!mmagen_form_on_target(f, gt))
+		return cli_fail(CLI_USAGE, "bench instr: %s needs %s; this GPU is %s",
+				op, mmagen_target_name(mmagen_form_min_target(f)), mmagen_target_name(gt));
+	char *ptx = NULL;             /* the forms plan's table knows to be emulated */
+	mmagen_status st = mmagen_emit_peak(f, gt, &ptx, NULL);
+	mmagen_free(ptx);
+	if (st)
+		return cli_fail(st == MMAGEN_UNSUPPORTED ? CLI_USAGE : 1, "bench instr: %s",
+				mmagen_last_error());
+	if (inspect_form_verdict(f, gt, &v, why, sizeof why))
+		return cli_fail(1, "bench instr: %s", why);
+	if (v == MMAGEN_VERDICT_UNKNOWN) {
+		fprintf(stderr, "mmagen: note: bench instr: not checked that %s runs natively on %s (%s); an emulated form's loop times its emulation\n",
+			op, mmagen_target_name(gt), why);
+		return 0;
+	}
+	if (v != MMAGEN_VERDICT_NATIVE)
+		return cli_fail(CLI_USAGE, "bench instr: %s is %s on %s (%s): a register loop would time that, not a tensor instruction; time a native form (`mmagen inspect --opcode OPCODE --arch %s` says which are)",
+				op, mmagen_inspect_verdict_name(v), mmagen_target_name(gt), why,
+				mmagen_target_name(gt));
+	return 0;
+}
+
 static int cmd_bench_instr(struct opts *o)
 {
 	const mmagen_form *f;
 	double ops;
-	int rc;
+	int rc, arch_given = o->arch != NULL;
 
 	if (!o->arch) {
 		if ((rc = check_request(o)) || (rc = peak_request(o)) ||
@@ -325,6 +365,8 @@ static int cmd_bench_instr(struct opts *o)
 	if (mmagen_peak_ops(f, &ops))
 		return cli_fail(CLI_USAGE, "bench instr: %s", mmagen_last_error());
 	note_defaults(o, f, NULL, 0);
+	if ((rc = peak_native(o, f, arch_given)))
+		return rc;
 	return bench_instr(f, o->req.target, &o->run);
 }
 

@@ -731,7 +731,13 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
  * = 0: the stores after the loop, which keep ptxas from removing it, then
  * never run.  Only mma.sync and mma.sp forms with plain register operands
  * (not the block-scaled ones) have such a kernel: the others need shared
- * memory, Tensor Memory or scale factors. */
+ * memory, Tensor Memory or scale factors.  The two constants are frozen
+ * like the structs (a caller counts the work with its own copies): a loop
+ * of another geometry would come as a new function.  mmagen_emit_peak
+ * returns MMAGEN_UNSUPPORTED also for a form ptxas emulates on t (FP8 and
+ * INT4 mma.sync on sm_90: its loop would time the emulation) and
+ * MMAGEN_TARGET for a form t lacks; *out is freed with mmagen_free, len
+ * may be NULL. */
 #define MMAGEN_PEAK_WARPS 8
 #define MMAGEN_PEAK_COPIES 16
 /* The operations one warp's instruction does, into *ops: 2*m*n*k of the
