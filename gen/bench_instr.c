@@ -53,12 +53,6 @@ static int rt_fail(const char *what)
 	return 1;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
-}
-
 /* Dynamic shared memory of a bit over half the SM's, so that no SM runs
  * two CTAs; without it the grid still runs, and the header says so. */
 static void force_one_cta(struct peak *p, int major, int minor)
@@ -224,12 +218,10 @@ static void print_clocks(const struct peak *p, const struct nvml_stats *clk)
 		printf("clocks    not sampled: %s\n", p->nvml_why);
 		return;
 	}
-	/* under 0.2 s, as run gemm --bench flags it: on the H200 short
-	 * bursts read clocks above the sustained one (run_gemm.c) */
+	char flag[160];
 	printf("clocks    %.0f MHz  (NVML: median SM clock while the timed launches ran; %u sample%s%s)\n",
 	       clk->mhz, clk->samples, clk->samples == 1 ? "" : "s",
-	       clk->seconds < 0.2 ? "; launches under 0.2 s may run or read above the sustained "
-				    "clock: more --reps give longer ones" : "");
+	       clocks_flag(clk->seconds, "launches", flag, sizeof flag));
 }
 
 static int report(const mmagen_form *f, int t, const struct peak *p, float *ms, unsigned reps,
@@ -239,8 +231,7 @@ static int report(const mmagen_form *f, int t, const struct peak *p, float *ms, 
 	double ops;
 
 	mmagen_peak_ops(f, &ops);      /* the form was checked before */
-	qsort(ms, reps, sizeof *ms, cmp_float);
-	double median = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2.0;
+	double median = median_ms(ms, reps);
 	if (!(median > 0)) {
 		fprintf(stderr, "mmagen: bench instr: the events timed the launches at %g ms; "
 			"no rate can be given\n", median);

@@ -351,6 +351,27 @@ static void cleanup(struct ctx *c)
 	rmdir(c->dir);
 }
 
+/* c's tools, and a temporary directory with its four paths: 0, or -1
+ * when the directory could not be made (c->dir then ""; errno says why). */
+static int ctx_open(struct ctx *c)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	c->ptxas = find_tool("PTXAS", "ptxas", c->bp, sizeof c->bp);
+	c->nvdisasm = find_tool("NVDISASM", "nvdisasm", c->bn, sizeof c->bn);
+	c->cuobjdump = find_tool("CUOBJDUMP", "cuobjdump", c->bc, sizeof c->bc);
+	snprintf(c->dir, sizeof c->dir, "%s/mmagen-inspect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(c->dir)) {
+		c->dir[0] = '\0';
+		return -1;
+	}
+	snprintf(c->in, sizeof c->in, "%s/in.ptx", c->dir);
+	snprintf(c->cubin, sizeof c->cubin, "%s/out.cubin", c->dir);
+	snprintf(c->sass, sizeof c->sass, "%s/sass.txt", c->dir);
+	snprintf(c->err, sizeof c->err, "%s/err.txt", c->dir);
+	return 0;
+}
+
 /* The bytes to inspect: the FILE, standard input, or --opcode's module. */
 static int input(struct opts *o, char **data, size_t *len)
 {
@@ -394,20 +415,11 @@ int cmd_inspect(struct opts *o)
 		free(data);
 		return cli_lib_fail(1, o->insp.file ? cli_quote(o->insp.file) : NULL);
 	}
-	c.ptxas = find_tool("PTXAS", "ptxas", c.bp, sizeof c.bp);
-	c.nvdisasm = find_tool("NVDISASM", "nvdisasm", c.bn, sizeof c.bn);
-	c.cuobjdump = find_tool("CUOBJDUMP", "cuobjdump", c.bc, sizeof c.bc);
-	snprintf(c.dir, sizeof c.dir, "%s/mmagen-inspect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(c.dir)) {
+	if (ctx_open(&c)) {
 		note(&c, "SASS not examined: cannot create a temporary directory in %s: %s",
 		     tmp && *tmp ? tmp : "/tmp", strerror(errno));
-		c.dir[0] = '\0';
 		c.partial = 1;
 	} else {
-		snprintf(c.in, sizeof c.in, "%s/in.ptx", c.dir);
-		snprintf(c.cubin, sizeof c.cubin, "%s/out.cubin", c.dir);
-		snprintf(c.sass, sizeof c.sass, "%s/sass.txt", c.dir);
-		snprintf(c.err, sizeof c.err, "%s/err.txt", c.dir);
 		examine(&c, o->arch, o->req.opcode || !strcmp(o->insp.file, "-") ? NULL : o->insp.file);
 		cleanup(&c);
 	}
@@ -429,7 +441,6 @@ int cmd_inspect(struct opts *o)
 int inspect_form_verdict(const mmagen_form *f, int t, unsigned *verdict, char *why, size_t n)
 {
 	struct ctx c;
-	const char *tmp = getenv("TMPDIR");
 	char *data = NULL;
 	size_t len = 0;
 
@@ -442,26 +453,19 @@ int inspect_form_verdict(const mmagen_form *f, int t, unsigned *verdict, char *w
 		return 1;
 	}
 	mmagen_free(data);
-	c.ptxas = find_tool("PTXAS", "ptxas", c.bp, sizeof c.bp);
-	c.nvdisasm = find_tool("NVDISASM", "nvdisasm", c.bn, sizeof c.bn);
-	c.cuobjdump = find_tool("CUOBJDUMP", "cuobjdump", c.bc, sizeof c.bc);
+	int dir = ctx_open(&c);
 	snprintf(why, n, "%s", !c.ptxas ? "no ptxas ($PTXAS, PATH, /usr/local/cuda/bin)" :
 		 !c.nvdisasm && !c.cuobjdump ? "no nvdisasm or cuobjdump ($NVDISASM, $CUOBJDUMP)" :
-		 "its SASS gave no verdict");
-	snprintf(c.dir, sizeof c.dir, "%s/mmagen-inspect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (c.ptxas && (c.nvdisasm || c.cuobjdump) && mkdtemp(c.dir)) {
-		snprintf(c.in, sizeof c.in, "%s/in.ptx", c.dir);
-		snprintf(c.cubin, sizeof c.cubin, "%s/out.cubin", c.dir);
-		snprintf(c.sass, sizeof c.sass, "%s/sass.txt", c.dir);
-		snprintf(c.err, sizeof c.err, "%s/err.txt", c.dir);
+		 dir ? "no temporary directory for its SASS" : "its SASS gave no verdict");
+	if (c.ptxas && (c.nvdisasm || c.cuobjdump) && !dir) {
 		examine(&c, mmagen_target_name(t), NULL);
-		cleanup(&c);
 		if (mmagen_inspect_verdict_count(c.r)) {
 			const mmagen_inspect_verdict *v = mmagen_inspect_verdict_at(c.r, 0);
 			*verdict = v->verdict;
 			snprintf(why, n, "%s", v->reason);
 		}
 	}
+	cleanup(&c);             /* the directory, also when a tool is missing */
 	mmagen_inspect_free(c.r);
 	return 0;
 }

@@ -293,12 +293,7 @@ static int path_takes(const struct qpath *p, const mmagen_form *f, int *acc_i, i
 	return kind && (*kind_i = word_index(p->kinds, kind)) >= 0;
 }
 
-/* Why form f is emulated on target t, or NULL. */
-static const char *emulated(const mmagen_form *f, int t)
-{
-	return mmagen_form_emulated(f, t);
-}
-
+/* Why form f is emulated on target t, or NULL (internal.h). */
 const char *mmagen_form_emulated(const mmagen_form *f, int t)
 {
 	const char *tn = mmagen_target_name(t);
@@ -356,7 +351,7 @@ static mmagen_status path_forms(const struct qpath *p, int t, struct cand **out,
 			}
 			c = nc;
 		}
-		c[k] = (struct cand){ f, emulated(f, t), acc_i, kind_i, i, "" };
+		c[k] = (struct cand){ f, mmagen_form_emulated(f, t), acc_i, kind_i, i, "" };
 		memcpy(c[k].op, op, sizeof op);
 		k++;
 	}
@@ -379,7 +374,7 @@ static void lowest(const struct qpath *p, char *out, size_t n)
 			continue;
 		int r = family_rank(f->family);
 		for (int t = 0; t < T_COUNT && (first[r] < 0 || t < first[r]); t++)
-			if (mmagen_form_on_target(f, t) && !emulated(f, t)) {
+			if (mmagen_form_on_target(f, t) && !mmagen_form_emulated(f, t)) {
 				first[r] = t;
 				break;
 			}

@@ -602,3 +602,24 @@ struct nvml_sampler *nvml_open_ctx(mmart_ctx *ctx, char *why, size_t n)
 	}
 	return nvml_open(pci, why, n);
 }
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+float median_ms(float *ms, unsigned n)
+{
+	qsort(ms, n, sizeof *ms, cmp_float);
+	return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+const char *clocks_flag(double seconds, const char *what, char *buf, size_t n)
+{
+	if (seconds >= 0.2)
+		return "";
+	snprintf(buf, n, "; %s under 0.2 s may run or read above the sustained clock: "
+		 "more --reps give longer ones", what);
+	return buf;
+}

@@ -45,5 +45,15 @@ void cache_note(int hit);
 struct mmart_ctx;
 struct nvml_sampler;
 struct nvml_sampler *nvml_open_ctx(struct mmart_ctx *ctx, char *why, size_t n);
+/* The median of n > 0 times in ms (sorts them: ms[0] and ms[n-1] are
+ * then the least and most). */
+float median_ms(float *ms, unsigned n);
+/* The clocks line's flag for a side whose shortest burst took `seconds`
+ * ("" from 0.2 s up): on the H200, cuBLASLt's 30 ms bursts of bf16
+ * 8192^3 right after ours read 1980 MHz where its 0.16 s bursts read 1522
+ * (nvidia-smi, the two side by side for 2 s: 1515); whether a short burst
+ * runs faster or its reading lags was not told apart.  `what` names the
+ * bursts ("bursts", "a burst", "launches"). */
+const char *clocks_flag(double seconds, const char *what, char *buf, size_t n);
 
 #endif

@@ -436,12 +436,6 @@ static int report_check(const char *what, const struct rg_data *d, size_t guard_
 }
 
 /* ---- --bench ---- */
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
-}
-
 typedef int launch_fn(struct gpu *g, const struct dev_set *s);
 
 static int launch_lt(struct gpu *g, const struct dev_set *s)
@@ -553,8 +547,7 @@ out:
 /* The median, least and most of n times (sorts them). */
 static void summarize(float *ms, unsigned n, int gaps, struct timing *t)
 {
-	qsort(ms, n, sizeof *ms, cmp_float);
-	t->median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+	t->median = median_ms(ms, n);
 	t->min = ms[0];
 	t->max = ms[n - 1];
 	t->gaps = gaps;
@@ -813,15 +806,9 @@ static void print_clocks(const struct gpu *g, const struct nvml_stats *m,
 		printf("%u and %u samples", m->samples, lt->samples);
 	else
 		printf("%u sample%s", m->samples, m->samples == 1 ? "" : "s");
-	/* bursts under 0.2 s: on the H200, cuBLASLt's 30 ms bursts of bf16
-	 * 8192^3 right after ours read 1980 MHz where its 0.16 s bursts read
-	 * 1522 (nvidia-smi, the two side by side for 2 s: 1515); whether a
-	 * short burst runs faster or its reading lags was not told apart */
+	char flag[160];
 	double shortest = lt && lt->seconds < m->seconds ? lt->seconds : m->seconds;
-	if (shortest < 0.2)
-		printf("; %s under 0.2 s may run or read above the sustained clock: more --reps give longer ones",
-		       lt ? "bursts" : "a burst");
-	printf(")\n");
+	printf("%s)\n", clocks_flag(shortest, lt ? "bursts" : "a burst", flag, sizeof flag));
 }
 
 static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_opts *o,
