@@ -516,10 +516,11 @@ static const struct cli_opt options[] = {
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
 	FN("--split-k", "S", GEMM, "GEMM", set_split, gemm.split_k, NULL,
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
-	   "a tile adds the partial tiles in order (workspace, counters); auto: S chosen at run time.  "
+	   "a tile adds the partial tiles in order (workspace, counters); with more tiles than "
+	   "the grid holds, only the tail past the whole waves is split; auto: S chosen at run time.  "
 	   "mma.sync: S CTAs add into an f32/s32 D with atomics, or into a workspace that the "
 	   "last one turns into D.  Default 1; run gemm picks S itself where the tiles leave "
-	   "SMs idle"),
+	   "SMs idle or a short last wave is worth splitting"),
 	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
 	   "choose the tile, cluster, split-K (and on the mma.sync path, for few tiles, the "
 	   "stages) that the options leave open for this problem (as run gemm does; "

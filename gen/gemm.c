@@ -273,12 +273,15 @@ mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info
 static void emit_json_split(struct buf *b, const mmagen_gemm_info *i)
 {
 	emitf(b, ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"split-K partial tiles"
-		 " (f32/s32): tiles * S * $u bytes, tiles = ceil(ceil(M/$u)/$u) * $u * ceil(N/$u)\"},\n"
+		 " (f32/s32): tiles * S * $u bytes, tiles = (T - floor(T/G) * G) * $u, the tail past the"
+		 " whole waves, with T = ceil(ceil(M/$u)/$u) * ceil(N/$u) and G = grid / $u (any grid:"
+		 " tiles = T * $u)\"},\n"
 		 "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"tiles * 8 bytes (a u32 per"
 		 " consumer warpgroup of a tile), zero before the first launch; every launch leaves them zero\"},\n"
-		 "    {\"name\": \"splits\", \"kind\": \"u32\", \"what\": \"S, the K slices per tile (>= 1;"
-		 " the kernel takes min(S, ceil(K/$u))); $s\"}",
-	      128 * i->tile_n * 4, i->tile_m, i->cluster[0], i->cluster[0], i->tile_n, i->tile_k,
+		 "    {\"name\": \"splits\", \"kind\": \"u32\", \"what\": \"S, the K slices per tile of the"
+		 " tail (>= 1; the kernel takes min(S, ceil(K/$u))); $s\"}",
+	      128 * i->tile_n * 4, i->cluster[0], i->tile_m, i->cluster[0], i->tile_n, i->cluster[0],
+	      i->cluster[0], i->tile_k,
 	      i->split_k ? "asked for: split_k" : "auto: mmagen_gemm_split_for(info, M, N, K, multiprocessors)");
 }
 
@@ -559,7 +562,8 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 			emitf(b, "\n/* Split-K (_SPLIT_K slices; 0: choose S at run time, e.g. with\n"
 				 " * mmagen_gemm_split_for): launch _split_grid() CTAs in place of _grid(),\n"
 				 " * pass S as `splits`, and a workspace and counters of the sizes\n"
-				 " * _split_buffers() gives; the counters are zero before the first launch\n"
+				 " * _split_buffers_grid() (or, for any grid, _split_buffers()) gives;\n"
+				 " * the counters are zero before the first launch\n"
 				 " * and every launch leaves them zero. */\n"
 				 "static inline void $s_split_grid(unsigned m, unsigned n, unsigned k, unsigned sms,\n"
 				 "\t\t\t\t\tunsigned splits, unsigned grid[3])\n{\n"
@@ -577,10 +581,24 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 				 "\tunsigned long long rows = ((unsigned long long)m + $u - 1) / $u;\n"
 				 "\tunsigned long long tiles = (rows + $u - 1) / $u * $u * (((unsigned long long)n + $u - 1) / $u);\n"
 				 "\t*workspace_bytes = tiles * splits * $uull;\n"
+				 "\t*counter_bytes = tiles * 8;\n}\n"
+				 "/* The kernel runs whole waves of tiles unsplit and splits only the rest:\n"
+				 " * on a grid of grid0 CTAs (_split_grid()'s grid[0]) only those take slots. */\n"
+				 "static inline void $s_split_buffers_grid(unsigned m, unsigned n, unsigned splits,\n"
+				 "\t\t\t\t\t\t unsigned grid0,\n"
+				 "\t\t\t\t\t\t unsigned long long *workspace_bytes,\n"
+				 "\t\t\t\t\t\t unsigned long long *counter_bytes)\n{\n"
+				 "\tunsigned long long rows = ((unsigned long long)m + $u - 1) / $u;\n"
+				 "\tunsigned long long t = (rows + $u - 1) / $u * (((unsigned long long)n + $u - 1) / $u);\n"
+				 "\tunsigned long long g = grid0 / $u ? grid0 / $u : 1;\n"
+				 "\tunsigned long long tiles = (t - t / g * g) * $u;\n"
+				 "\t*workspace_bytes = tiles * splits * $uull;\n"
 				 "\t*counter_bytes = tiles * 8;\n}\n",
 			      id, i->tile_m, i->tile_m, i->tile_k, i->tile_k, i->cluster[0], i->cluster[0],
 			      i->tile_n, i->tile_n, i->cluster[0], i->cluster[0], id, i->tile_m, i->tile_m,
 			      i->cluster[0], i->cluster[0], i->cluster[0], i->tile_n, i->tile_n,
+			      128 * i->tile_n * 4, id, i->tile_m, i->tile_m, i->cluster[0], i->cluster[0],
+			      i->tile_n, i->tile_n, i->cluster[0], i->cluster[0], i->cluster[0],
 			      128 * i->tile_n * 4);
 	} else {
 		emitf(b, "\n/* One CTA per tile, gridDim.z the K slices (sms is not used). */\n"

@@ -59,23 +59,28 @@ void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsign
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g);
 mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out);
 
-/* gemm_split.c: split-K on the wgmma path.  A work unit is (tile, K
- * slice); S = min(splits, kblocks) slices per tile, consecutive units.
+/* gemm_split.c: split-K on the wgmma path.  The first `whole` units
+ * (gemm_split_whole: the tiles of whole waves of the grid) are whole
+ * tiles; after them a work unit is (tail tile, K slice); S = min(splits,
+ * kblocks) slices per tail tile, consecutive units.
  * gemm_split_range: unit -> its tile, first K block and K block count,
- * as mmagen_split_range in templates/gemm_sm90.ptx.in computes them.
+ * as templates/gemm_sm90.ptx.in computes them.
  * gemm_split_plan: the request's split_k into the plan (after
  * gemm_plan_sm90).  One warpgroup's slot of the workspace holds
  * 64 x bn accumulators of 4 bytes. */
 #define GEMM_SPLIT_WG_BYTES(bn) (64u * (bn) * 4u)
 #define GEMM_SPLIT_MAX 256u
 unsigned gemm_split_slices(unsigned splits, unsigned kblocks);
-void gemm_split_range(unsigned unit, unsigned slices, unsigned kblocks, unsigned *tile,
-		      unsigned *kbeg, unsigned *kcount);
+unsigned gemm_split_whole(unsigned tiles, unsigned grid);
+void gemm_split_range(unsigned unit, unsigned whole, unsigned slices, unsigned kblocks,
+		      unsigned *tile, unsigned *kbeg, unsigned *kcount);
 mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *g);
 /* kernel_gemm_sm90_split.c: the reduction, into the kernel builder of
- * gemm_emit_sm90 (acc: the final accumulators; row: the thread's first
- * row; m: M) */
-void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg row, kreg m);
+ * gemm_emit_sm90 (acc: the final accumulators; spare: 32-bit registers
+ * free to overwrite there (FP8's partial sums), .n 0 for none; row: the
+ * thread's first row; m: M) */
+void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg spare,
+			  kreg row, kreg m);
 
 /* kernel_gemm_sm80.c: the warp-level path (mma.sync + ldmatrix +
  * cp.async), sm_80 to sm_89 and, on request, sm_90/sm_90a.  check_sm80

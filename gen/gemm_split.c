@@ -85,11 +85,16 @@ static uint64_t cdiv(uint64_t a, uint64_t b)
  * slices 30.8 us, 56 blocks of ~400 ns) */
 #define STREAM_PROMOTE_PER_N 3.44   /* ns per column of tile N */
 
-/* The work units of S slices (S at most the K blocks): CTA tiles in
- * whole clusters times S; the CTAs busy, the waves, K blocks per unit. */
+/* The work units of S slices (S at most the K blocks), as the kernel
+ * walks them on the split grid (min(SMs, CTA tiles * S) CTAs): the whole
+ * waves of whole tiles first (`whole_waves`, none when the tiles are
+ * fewer than the CTAs), then the tail's tiles in S units each.  CTA
+ * tiles in whole clusters; the CTAs busy, all the waves, the tail's
+ * waves, K blocks per whole tile and per tail unit. */
 struct work {
 	unsigned s;
-	uint64_t units, busy, waves, per_unit;
+	uint64_t units, busy, waves, whole_waves, tail_waves, kblocks, per_unit;
+	int full;               /* tiles enough for the whole grid: S splits the tail only */
 };
 
 static struct work work_of(const struct cost_in *c, unsigned s)
@@ -97,11 +102,19 @@ static struct work work_of(const struct cost_in *c, unsigned s)
 	uint64_t cl = c->cluster ? c->cluster : 1;
 	uint64_t tiles = cdiv(cdiv(c->m, c->tile_m), cl) * cl * cdiv(c->n, c->tile_n);
 	uint64_t kblocks = cdiv(c->k, c->tile_k);
-	struct work w = { .s = s > kblocks ? (unsigned)kblocks : s };
-	w.units = tiles * w.s;
-	w.busy = w.units < c->sms ? w.units : c->sms;
-	w.waves = cdiv(w.units, c->sms);
+	struct work w = { .s = s > kblocks ? (unsigned)kblocks : s, .kblocks = kblocks };
+	uint64_t most = c->sms / cl * cl;
+	if (!most)
+		most = cl;
+	uint64_t grid = tiles * w.s < most ? tiles * w.s : most;
+	uint64_t whole = tiles / grid * grid;
+	w.units = whole + (tiles - whole) * w.s;
+	w.busy = grid;
+	w.whole_waves = whole / grid;
+	w.tail_waves = cdiv((tiles - whole) * w.s, grid);
+	w.waves = w.whole_waves + w.tail_waves;
 	w.per_unit = cdiv(kblocks, w.s);
+	w.full = tiles >= most;
 	return w;
 }
 
@@ -136,10 +149,53 @@ static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_o
 	/* one wait per promotion, shared by its interval's K blocks */
 	if (c->promote && block < STREAM_PROMOTE_PER_N * c->tile_n / c->promote)
 		block = STREAM_PROMOTE_PER_N * c->tile_n / c->promote;
-	double ctas = (double)w.waves * (double)w.per_unit * block;
+	double ctas = ((double)w.whole_waves * (double)w.kblocks +
+		       (double)w.tail_waves * (double)w.per_unit) * block;
 	double dram = ((double)c->m * c->ea + (double)c->n * c->eb) * (double)c->k / STREAM_DRAM_BW;
 	*units_out = w.units;
 	return STREAM_FIXED + (ctas > dram ? ctas : dram) + (double)(w.s - 1) * STREAM_SPLIT;
+}
+
+/* Splitting the tail (tiles past whole waves of the grid, which the
+ * kernel alone splits): the run's time by a model of measured absolute
+ * times on the H200 (1980 MHz; 5 whole waves of e4m3 128x192 tiles took
+ * 18.7 us each, a bf16 128x256 K block 0.72 us at 8192^3):
+ *   whole tile = K blocks * tile flops per K block / TAIL_SM_FLOPS
+ *   tail unit  = its K blocks likewise + TAIL_FIX (partial store,
+ *                release, counter, the last slice's epilogue wait)
+ *                + S slots read by the last slice, each
+ *                max(TAIL_RT per batch of loads (FP8 loads a slot at
+ *                once into its spent partial sums; others 4 chunks of
+ *                16 bytes at a time), slot bytes / TAIL_BW)
+ *   run = whole waves * whole tile + tail waves * tail unit.
+ * Fitted to e4m3 4096^3 (S 1-4: 112.1, 109.1, 107.5, 118.6 us), e4m3
+ * 4096 x 4096 x 14336 (S 3: 8% faster), bf16 4096 x 14336 x 4096 (S 2,
+ * 3: 1-3% slower) and 4096^3 with S 9 (2.9x slower: 36 round trips per
+ * slot then).  cost() scales the fitted model's unsplit time by this
+ * model's ratio, so that tiles are still ranked by the fitted model. */
+#define TAIL_FIX 4500.0         /* ns per tail unit */
+#define TAIL_RT 500.0           /* ns per batch of a slot's loads */
+#define TAIL_BW 100.0           /* bytes per ns of one CTA's slot reads */
+#define TAIL_BATCH 4u           /* chunks per batch without FP8 (kernel_gemm_sm90_split.c) */
+
+static double tail_sm_flops(unsigned ea)
+{
+	return ea == 1 ? 10800.0 : ea == 4 ? 2900.0 : 5800.0;   /* per ns */
+}
+
+static double tail_run(const struct cost_in *c, unsigned s)
+{
+	struct work w = work_of(c, s);
+	double blk = 2.0 * c->tile_m * c->tile_n * c->tile_k / tail_sm_flops(c->ea);
+	double t = (double)w.whole_waves * (double)w.kblocks * blk;
+	if (w.s <= 1)
+		return t + (double)w.tail_waves * (double)w.kblocks * blk;
+	unsigned chunks = c->tile_n / 8, batch = c->promote ? chunks : TAIL_BATCH;
+	double slot_bytes = 128.0 * c->tile_n * 4.0;
+	double trips = TAIL_RT * (double)cdiv(chunks, batch ? batch : 1);
+	double slot = trips > slot_bytes / TAIL_BW ? trips : slot_bytes / TAIL_BW;
+	double unit = (double)w.per_unit * blk + TAIL_FIX + (double)w.s * slot;
+	return t + (double)w.tail_waves * unit;
 }
 
 /* Estimated ns for S slices; *units_out: the work units */
@@ -147,9 +203,15 @@ static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
 {
 	if (streaming(c))
 		return cost_stream(c, s, units_out);
+	if (s > 1 && work_of(c, 1).full) {
+		/* whole waves and a split tail */
+		double t1 = cost(c, 1, units_out);
+		*units_out = work_of(c, s).units;
+		return t1 * tail_run(c, s) / tail_run(c, 1);
+	}
 	uint64_t cl = c->cluster ? c->cluster : 1;
 	struct work w = work_of(c, s);
-	uint64_t units = w.units, busy = w.busy, waves = w.waves, per_unit = w.per_unit;
+	uint64_t units = w.units, busy = w.busy;
 	s = w.s;
 	uint64_t rows = c->m < c->tile_m ? c->m : c->tile_m;
 	double crows = (double)(cdiv(rows, 64) * 64);
@@ -157,8 +219,10 @@ static double cost(const struct cost_in *c, unsigned s, uint64_t *units_out)
 	double bw = GPU_BW / (double)busy < SM_BW ? GPU_BW / (double)busy : SM_BW;
 	double load = ((double)rows * c->tile_k * c->ea +
 		       (double)c->tile_n * c->tile_k * c->eb / (double)cl) / bw;
-	double t = (double)waves * (LATENCY + (double)per_unit * (compute > load ? compute : load));
-	if (s > 1)
+	double blk = compute > load ? compute : load;
+	double t = (double)w.whole_waves * (LATENCY + (double)w.kblocks * blk) +
+		   (double)w.tail_waves * (LATENCY + (double)w.per_unit * blk);
+	if (s > 1 && w.tail_waves)
 		t += SPLIT_SYNC + (double)s * (double)rows * c->tile_n * 4.0 / REDUCE_BW;
 	*units_out = units;
 	return t;
@@ -177,9 +241,15 @@ static unsigned best_split(const struct cost_in *c, unsigned stages, double *t_o
 		most = AUTO_MAX;
 	if (streaming(c) && most > STREAM_SPLIT_MAX)
 		most = STREAM_SPLIT_MAX;
+	/* streaming shapes split only when every tile is split (fitted so) */
+	if (streaming(c) && work_of(c, 1).full)
+		most = 1;
 	for (unsigned s = 2; s <= most; s++) {
 		double t = cost(c, s, &units);
-		if (units > c->sms)
+		/* with fewer tiles than CTAs every tile is split: one wave of
+		 * units at most (more waves repeat the reduction); past whole
+		 * waves only the tail is, in as many waves as pay */
+		if (!work_of(c, s).full && units > c->sms)
 			break;
 		if (t < best_t)
 			best = s, best_t = t;
@@ -194,14 +264,28 @@ unsigned gemm_split_slices(unsigned splits, unsigned kblocks)
 	return s < kblocks ? s : kblocks ? kblocks : 1;
 }
 
-/* Tile unit / S; slice unit % S gets kblocks / S blocks, and one more if
- * it is among the first kblocks % S: no product exceeds kblocks. */
-void gemm_split_range(unsigned unit, unsigned slices, unsigned kblocks, unsigned *tile,
-		      unsigned *kbeg, unsigned *kcount)
+/* The whole tiles of a grid of `grid` CTAs (or clusters) walking `tiles`
+ * tiles: as many as fill whole waves. */
+unsigned gemm_split_whole(unsigned tiles, unsigned grid)
+{
+	assert(grid >= 1);
+	return tiles / grid * grid;
+}
+
+/* Below whole: tile unit, all K blocks.  Past it, v = unit - whole: tile
+ * whole + v / S; slice v % S gets kblocks / S blocks, and one more if it
+ * is among the first kblocks % S: no product exceeds kblocks. */
+void gemm_split_range(unsigned unit, unsigned whole, unsigned slices, unsigned kblocks,
+		      unsigned *tile, unsigned *kbeg, unsigned *kcount)
 {
 	assert(slices >= 1);
-	unsigned s = unit % slices, q = kblocks / slices, r = kblocks % slices;
-	*tile = unit / slices;
+	if (unit < whole) {
+		*tile = unit, *kbeg = 0, *kcount = kblocks;
+		return;
+	}
+	unsigned v = unit - whole;
+	unsigned s = v % slices, q = kblocks / slices, r = kblocks % slices;
+	*tile = whole + v / slices;
 	*kbeg = s * q + (s < r ? s : r);
 	*kcount = q + (s < r);
 }
@@ -472,6 +556,9 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	return MMAGEN_OK;
 }
 
+static mmagen_status split_sizes(const mmagen_gemm_info *info, unsigned splits, uint64_t tiles,
+				 uint64_t *workspace_bytes, uint64_t *counter_bytes);
+
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 					unsigned splits, uint64_t *workspace_bytes,
 					uint64_t *counter_bytes)
@@ -495,13 +582,39 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 	if (!splits || splits > GEMM_SPLIT_MAX)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"split-K takes 1 to %u K slices, not %u", GEMM_SPLIT_MAX, splits);
-	uint64_t tiles = cta_tiles(info, m, n);
+	return split_sizes(info, splits, cta_tiles(info, m, n), workspace_bytes, counter_bytes);
+}
+
+mmagen_status mmagen_gemm_split_buffers_grid(const mmagen_gemm_info *info, uint32_t m,
+					     uint32_t n, unsigned splits, unsigned grid,
+					     uint64_t *workspace_bytes, uint64_t *counter_bytes)
+{
+	mmagen_status st = mmagen_gemm_split_buffers(info, m, n, splits, workspace_bytes,
+						     counter_bytes);
+	if (st || !is_split_kernel(info))
+		return st;
+	uint64_t cl = info->cluster[0] ? info->cluster[0] : 1;
+	if (!grid || grid % cl)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"split-K's grid is a positive multiple of the cluster (%u CTAs), not %u",
+			(unsigned)cl, grid);
+	/* the tail: the CTA tiles past the whole waves of the grid (the
+	 * kernel's `whole`, counted in clusters) */
+	uint64_t tiles = cta_tiles(info, m, n) / cl, g = grid / cl;
+	return split_sizes(info, splits, (tiles - tiles / g * g) * cl, workspace_bytes,
+			   counter_bytes);
+}
+
+/* Slots of S slices and counters for `tiles` split CTA tiles */
+static mmagen_status split_sizes(const mmagen_gemm_info *info, unsigned splits, uint64_t tiles,
+				 uint64_t *workspace_bytes, uint64_t *counter_bytes)
+{
 	/* two warpgroup slots of 64 rows whatever the tile's M */
 	uint64_t per_tile = (uint64_t)splits * 128u * info->tile_n * 4;
 	if (tiles > UINT64_MAX / per_tile)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"split-K's workspace for M %u x N %u in %u slices exceeds 2^64 bytes; use fewer slices or a smaller problem",
-			m, n, splits);
+			"split-K's workspace for %llu tiles in %u slices exceeds 2^64 bytes; use fewer slices or a smaller problem",
+			(unsigned long long)tiles, splits);
 	*workspace_bytes = tiles * per_tile;
 	*counter_bytes = tiles * 2 * 4;
 	return MMAGEN_OK;

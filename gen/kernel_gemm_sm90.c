@@ -864,9 +864,11 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	       "\tadd.u32 %bar, %empty, %t;\n"
 	       "\tmbarrier.arrive.shared::cta.b64 _, [%bar];\n");
 	kb_at(&kb, "tile_start");
+	kreg spare = { 0 };
 	if (g->promote) {
 		kreg sums = kb_regs(&kb, K_F32, acc.n);
 		emit_promotion(&kb, sums, acc);
+		spare = acc;       /* wgmma's partial sums: dead after the last promotion */
 		acc = sums;
 	}
 	kb_at(&kb, "mma");
@@ -875,6 +877,6 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_epilogue(&kb, g, &e, acc);
 	kb_flag(&kb, "split", g->split_kernel);
 	if (g->split_kernel)
-		gemm_sm90_split_emit(&kb, g, acc, e.row, e.m);
+		gemm_sm90_split_emit(&kb, g, acc, spare, e.row, e.m);
 	return kb_render(&kb, out);
 }

@@ -21,15 +21,19 @@
  * zero: the next launch needs no memset.  With S = 1 (splits 1, or K one
  * block) the unit is the tile and all of this is skipped.
  *
- * Layout of the workspace: slot (ct, i, w) of CTA tile ct = t * cluster +
- * rank, slice i, warpgroup w (0, 1) at byte ((ct * S + i) * 2 + w) *
- * GEMM_SPLIT_WG_BYTES(bn); in it, accumulators 4q..4q+3 of warpgroup
- * thread x at byte (q * 128 + x) * 16.  Counter (ct, w): u32 number
- * ct * 2 + w.  Only rows inside M are stored and read (a warp's rows are
- * all outside M for small M: it skips both). */
+ * Only tail tiles (the template's units past `whole`) are split; whole
+ * tiles skip all of this.
+ * Layout of the workspace: slot (ct, i, w) of tail CTA tile ct = (t -
+ * whole) * cluster + rank, slice i, warpgroup w (0, 1) at byte ((ct * S +
+ * i) * 2 + w) * GEMM_SPLIT_WG_BYTES(bn); in it, accumulators 4q..4q+3 of
+ * warpgroup thread x at byte (q * 128 + x) * 16.  Counter (ct, w): u32
+ * number ct * 2 + w.  Only rows inside M are stored and read (a warp's
+ * rows are all outside M for small M: it skips both). */
 #include "gemm.h"
 
 #include <assert.h>
+
+#define SPLIT_BATCH 4u     /* 16-byte loads in flight per thread */
 
 struct split_regs {
 	kreg ws, ctr;            /* global addresses */
@@ -59,7 +63,8 @@ static void emit_setup(struct kb *kb, struct split_regs *r, unsigned wg_bytes)
 	   r->tx16, r->tx16, w);
 }
 
-void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg row, kreg m)
+void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg spare,
+			  kreg row, kreg m)
 {
 	struct split_regs r;
 	unsigned wg_bytes = GEMM_SPLIT_WG_BYTES(g->bn), chunks = acc.n / 4;
@@ -67,6 +72,7 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 
 	assert(acc.n * 128u * 4u == wg_bytes && acc.n % 4 == 0);
 	kreg unit = kb_slot_reg(kb, "unit", K_B32), splits = kb_slot_reg(kb, "splits", K_B32);
+	kreg whole = kb_slot_reg(kb, "whole", K_B32);
 	kb_slot_reg(kb, "kball", K_B32);
 	kb_slot_reg(kb, "kbeg", K_B32);
 	emit_setup(kb, &r, wg_bytes);
@@ -77,18 +83,33 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 	kreg s1 = kb_reg(kb, K_B32), i = kb_reg(kb, K_B32);
 	kreg base = kb_reg(kb, K_B64), own = kb_reg(kb, K_B64), t64 = kb_reg(kb, K_B64);
 	kreg ca = kb_reg(kb, K_B64);
-	kreg tmp = kb_regs(kb, g->acc == MMAGEN_S32 ? K_B32 : K_F32, 4);
+	/* a slot's loads go out `batch` chunks at a time, each into its own
+	 * registers: with one set of four, ptxas issued every load after the
+	 * one before had been added (24-32 L2 round trips in a row per slot:
+	 * about 5 us a slot on the H200, more than a short tail unit's
+	 * wgmma).  FP8 lends its partial sums (all chunks at once); other
+	 * kernels take SPLIT_BATCH chunks' registers (8 spilled at tile N 256) */
+	unsigned batch = chunks < SPLIT_BATCH ? chunks : SPLIT_BATCH;
+	kreg tmp;
+	if (spare.n >= 4 * batch) {
+		batch = spare.n / 4 < chunks ? spare.n / 4 : chunks;
+		tmp = spare;
+	} else {
+		tmp = kb_regs(kb, g->acc == MMAGEN_S32 ? K_B32 : K_F32, 4 * batch);
+	}
 	kreg epi = kb_label(kb), loop = kb_label(kb);
 
 	kb_at(kb, "split_reduce");
-	ke(kb, "\tsetp.eq.u32 $r, $r, 1;\n\t@$r bra.uni $r;\n", one, splits, one, epi);
-	/* slice = unit - tile * S; CTA tile ct = tile * cluster + rank */
-	ke(kb, "\tmul.lo.u32 $r, %tile, $r;\n\tsub.u32 $r, $r, $r;\n", slice, splits, slice, unit,
-	   slice);
+	/* whole tiles (unit < whole, or S = 1) go straight to the epilogue */
+	ke(kb, "\tsetp.eq.u32 $r, $r, 1;\n\tsetp.lt.or.u32 $r, $r, $r, $r;\n\t@$r bra.uni $r;\n",
+	   one, splits, one, unit, whole, one, one, epi);
+	/* tail tile tt = tile - whole; slice = unit - whole - tt * S; CTA
+	 * tile ct = tt * cluster + rank */
+	ke(kb, "\tsub.u32 $r, %tile, $r;\n\tsub.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $r;\n"
+	       "\tsub.u32 $r, $r, $r;\n",
+	   ct, whole, slice, unit, whole, old, ct, splits, slice, slice, old);
 	if (g->cluster == 2)
-		ke(kb, "\tmad.lo.u32 $r, %tile, 2, %rank;\n", ct);
-	else
-		ke(kb, "\tmov.u32 $r, %tile;\n", ct);
+		ke(kb, "\tmad.lo.u32 $r, $r, 2, %rank;\n", ct, ct);
 	/* base = ws + ct * S * 2 * wg_bytes + tx16 (the warpgroup's slot of
 	 * slice 0); own = base + slice * 2 * wg_bytes */
 	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tmul.lo.u64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n"
@@ -114,12 +135,16 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 		ke(kb, g->acc == MMAGEN_S32 ? "\tmov.b32 $r, 0;\n" : "\tmov.f32 $r, 0f00000000;\n",
 		   kr_at(acc, k));
 	ke(kb, "\tmov.u32 $r, 0;\n\tmov.u64 $r, $r;\n$r:\n", i, t64, base, loop);
-	for (unsigned q = 0; q < chunks; q++) {
-		ke(kb, "\t@$r ld.global.cg.v4.b32 {$r, $r, $r, $r}, [$r+$u];\n", pv,
-		   kr_at(tmp, 0), kr_at(tmp, 1), kr_at(tmp, 2), kr_at(tmp, 3), t64, q * 2048u);
-		for (unsigned k = 0; k < 4; k++)
-			ke(kb, "\t$s $r, $r, $r;\n", add, kr_at(acc, 4 * q + k), kr_at(acc, 4 * q + k),
-			   kr_at(tmp, k));
+	for (unsigned q0 = 0; q0 < chunks; q0 += batch) {
+		unsigned nq = chunks - q0 < batch ? chunks - q0 : batch;
+		for (unsigned b = 0; b < nq; b++)
+			ke(kb, "\t@$r ld.global.cg.v4.b32 {$r, $r, $r, $r}, [$r+$u];\n", pv,
+			   kr_at(tmp, 4 * b), kr_at(tmp, 4 * b + 1), kr_at(tmp, 4 * b + 2),
+			   kr_at(tmp, 4 * b + 3), t64, (q0 + b) * 2048u);
+		for (unsigned b = 0; b < nq; b++)
+			for (unsigned k = 0; k < 4; k++)
+				ke(kb, "\t$s $r, $r, $r;\n", add, kr_at(acc, 4 * (q0 + b) + k),
+				   kr_at(acc, 4 * (q0 + b) + k), kr_at(tmp, 4 * b + k));
 	}
 	ke(kb, "\tadd.u64 $r, $r, $u;\n\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n"
 	       "\t@$r bra.uni $r;\n$r:\n",

@@ -295,14 +295,17 @@ static int setup_split(struct gpu *g, mmagen_gemm_request *r)
 	g->split = 1;
 	g->splits = g->info.split_k ? g->info.split_k
 				    : mmagen_gemm_split_for(&g->info, p->m, p->n, p->k, sms);
-	if (mmagen_gemm_split_buffers(&g->info, p->m, p->n, g->splits, &ws_bytes, &g->ctr_bytes))
+	/* slots for the tail's tiles only (the grid run_kernel launches) */
+	if (mmagen_gemm_split_buffers_grid(&g->info, p->m, p->n, g->splits,
+					   rg_split_grid(sms, p->m, p->n, p->k, &g->info, g->splits),
+					   &ws_bytes, &g->ctr_bytes))
 		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
 	/* the workspace is poisoned: a slot read before it was written
 	 * turns D into NaN (or garbage for s32) */
 	if (mmart_alloc(g->ctx, ws_bytes ? ws_bytes : 16, &g->ws) ||
-	    mmart_alloc(g->ctx, g->ctr_bytes, &g->ctr) ||
+	    mmart_alloc(g->ctx, g->ctr_bytes ? g->ctr_bytes : 16, &g->ctr) ||
 	    mmart_memset8(g->ctx, g->ws, POISON, ws_bytes ? ws_bytes : 16) ||
-	    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes))
+	    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes ? g->ctr_bytes : 16))
 		return rt_fail("split-K workspace");
 	return 0;
 }
@@ -332,7 +335,8 @@ static size_t nonzero_words(struct gpu *g, uint64_t dev, uint64_t bytes, const c
  * launch: the next one needs no memset. */
 static int check_counters(struct gpu *g)
 {
-	size_t bad = nonzero_words(g, g->ctr, g->ctr_bytes, "split-K counters");
+	/* (none when the tiles fill whole waves: no tail is split) */
+	size_t bad = g->ctr_bytes ? nonzero_words(g, g->ctr, g->ctr_bytes, "split-K counters") : 0;
 	if (bad == (size_t)-1)
 		return 1;
 	if (bad) {
@@ -1621,9 +1625,26 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		goto out;
 	set_config(&g);
 	describe_problem(&r, &d.p, what, sizeof what);
-	if (g.split)
+	if (g.split) {
 		snprintf(what + strlen(what), sizeof what - strlen(what), ", split-K %u%s", g.splits,
 			 r.split_k == MMAGEN_GEMM_SPLIT_AUTO ? " (auto)" : "");
+		/* past whole waves only the tail is split (the kernel's `whole`) */
+		uint64_t cl = g.info.cluster[0] ? g.info.cluster[0] : 1;
+		uint64_t t = ((uint64_t)d.p.m + g.info.tile_m - 1) / g.info.tile_m;
+		t = (t + cl - 1) / cl * (((uint64_t)d.p.n + g.info.tile_n - 1) / g.info.tile_n);
+		uint64_t gc = g.cfg.grid[0] / cl ? g.cfg.grid[0] / cl : 1;
+		uint64_t kb = ((uint64_t)d.p.k + g.info.tile_k - 1) / g.info.tile_k;
+		uint64_t tail = (t - t / gc * gc) * cl, waves = t / gc;
+		if (g.splits > 1 && kb > 1 && t >= gc && tail)
+			snprintf(what + strlen(what), sizeof what - strlen(what),
+				 " of the %llu tail tiles past %llu whole wave%s",
+				 (unsigned long long)tail, (unsigned long long)waves,
+				 waves == 1 ? "" : "s");
+		else if (g.splits > 1 && kb > 1 && t >= gc)
+			snprintf(what + strlen(what), sizeof what - strlen(what),
+				 " (no tail: %llu whole wave%s)", (unsigned long long)waves,
+				 waves == 1 ? "" : "s");
+	}
 	else if (g.info.path == MMAGEN_GEMM_PATH_MMA_SYNC && g.info.split_k > 1)
 		snprintf(what + strlen(what), sizeof what - strlen(what), ", split-K %u (%s)",
 			 g.info.split_k, g.sync_ws ? "through a workspace" : "into D");

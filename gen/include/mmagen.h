@@ -846,9 +846,12 @@ typedef struct mmagen_gemm_info {
 	 * (u64 device addresses) and splits (u32, S >= 1), and grid rule
 	 * units = tiles * min(S, ceil(K/tile_k)) in place of tiles; split_k
 	 * is the S asked for (pass it), or 0 for MMAGEN_GEMM_SPLIT_AUTO
-	 * (pass mmagen_gemm_split_for's).  Buffer sizes:
-	 * mmagen_gemm_split_buffers; the counters are zero before the first
-	 * launch and every launch leaves them zero. */
+	 * (pass mmagen_gemm_split_for's).  With more tiles than the grid
+	 * holds, the kernel runs the whole waves' tiles unsplit and splits
+	 * only the tail (mmagen_gemm_split_buffers_grid).  Buffer sizes:
+	 * mmagen_gemm_split_buffers_grid (or mmagen_gemm_split_buffers, for
+	 * any grid); the counters are zero before the first launch and every
+	 * launch leaves them zero. */
 	/* sm_120a (block-scaled mma.sync): parameters a, b, sa, sb, d, c
 	 * (u64), m, n, k, lda, ldb, ldsa, ldsb, ldd, ldc (u32), alpha, beta
 	 * (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x 1.  SA is M rows
@@ -922,6 +925,17 @@ MMAGEN_API
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 					unsigned splits, uint64_t *workspace_bytes,
 					uint64_t *counter_bytes);
+/* The same for a launch of `grid` CTAs (the split grid's x, a multiple
+ * of the cluster): the kernel runs whole tiles first, as many as fill
+ * whole waves of the grid (whole = floor(T / G) * G of the T cluster
+ * tiles, G = grid / cluster), and splits only the rest, the tail, so
+ * only the tail's tiles take slots and counters: the sizes above with
+ * (T - whole) * cluster tiles in place of every tile (0 and 0 when the
+ * tiles fill whole waves).  Never more than mmagen_gemm_split_buffers's. */
+MMAGEN_API
+mmagen_status mmagen_gemm_split_buffers_grid(const mmagen_gemm_info *info, uint32_t m,
+					     uint32_t n, unsigned splits, unsigned grid,
+					     uint64_t *workspace_bytes, uint64_t *counter_bytes);
 
 /* Write `len` bytes to path as GNU tools write output files.  A regular
  * file (or a symbolic link, followed to the file it names) is replaced

@@ -37,7 +37,9 @@
 #   SPLIT    --split-k for every run: 1 (never split), S, or auto; default
 #            unset: run gemm's own choice (mmagen_gemm_split_for: split-K
 #            where the tiles alone leave SMs idle, e.g. M 16 and 128 of the
-#            LLM shapes).  The S used is the table's and the CSV's "split".
+#            LLM shapes, or where a short last wave is worth splitting,
+#            e.g. e4m3 4096^3).  The S used is the table's and the CSV's
+#            "split".
 # Exit 77 without a GPU, 1 when a run fails.
 mm=${1:-build/mmagen}
 csv=${2:-gemm-bench.csv}

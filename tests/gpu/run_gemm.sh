@@ -217,6 +217,9 @@ while read -r ab bb out w; do
 	step --a "$ab" --b "$bb" --out "$out" --m 1 --n 8 --k "$k2" --split-k 7
 	step --a "$ab" --b "$bb" --out "$out" --m 129 --n 250 --k "$k3" --split-k 4 --beta 1
 	step --a "$ab" --b "$bb" --out "$out" --m 300 --n 520 --k 4096 --split-k auto --cluster 2 $ab2
+	# more tiles than the grid (752 of 128 x 64): whole waves, then the
+	# tail of 92 tiles split in 3
+	step --a "$ab" --b "$bb" --out "$out" --m 2000 --n 3000 --k "$k1" --tile 128x64 --cluster 1 --split-k 3 $ab2
 	}
 done <"$tmp/mixes"
 # shellcheck disable=SC2086
@@ -230,7 +233,16 @@ step --a e4m3 --b e4m3 --out bf16 --m 128 --n 4096 --k 14336 --beta 1
 step --a s8 --b s8 --out s32 --m 128 --n 4096 --k 4096 --split-k 16 --alpha 2 --beta -1
 step --a tf32 --b tf32 --out f32 --m 300 --n 200 --k 4096 --split-k 256 --tile 128x64
 step --a f16 --b f16 --out f16 --m 77 --n 1000 --k 2000 --split-k 5 --tile 128x128 --cluster 2 --stages 3
+# the tail alone: clusters of 2 (376 cluster tiles, 46 past 5 waves of 66),
+# M past the tile, FP8 with a long promotion interval, run gemm's own S
+step --a bf16 --b bf16 --out f32 --m 2000 --n 3000 --k 1000 --tile 128x64 --cluster 2 --split-k 5 --beta 1
+step --a bf16 --b bf16 --out bf16 --m 1999 --n 3000 --k 1000 --tile 128x64 --cluster 2 --split-k 2
+step --a f16 --b f16 --out f16 --m 2000 --n 3000 --k 1000 --tile 128x64 --cluster 2 --split-k 2 --layout nn
+step --a e4m3 --b e5m2 --out f16 --m 2000 --n 3000 --k 2048 --tile 128x64 --split-k 4 --promote 512 --alpha 0.5
+step --a e4m3 --b e4m3 --out bf16 --m 4096 --n 4096 --k 4096
 }
+if grep -q '^mmagen: run gemm: chosen for 4096 x 4096 x 4096 .* --split-k [2-9]' "$tmp/all"; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: run gemm should have split the tail of e4m3 4096^3"; fi
 # run gemm's own choice (mmagen_gemm_choose) split the FP8 M = 128 run
 # with the long K (its promotion wait makes 128x64 tiles in 2 slices
 # faster than 64-row tiles; 16-bit types stream 64x64 tiles unsplit, and
@@ -255,6 +267,17 @@ if "$mm" $B --seed "$seed" --check --save "$tmp/s1" >"$tmp/log" 2>&1 &&
 else
 	cat "$tmp/log"
 	fail=$((fail + 1)); echo "FAIL: split-K 9 twice did not give the same D"
+fi
+# and a split tail twice
+B="run gemm --arch sm_90a --a bf16 --b bf16 --out f32 --m 2000 --n 3000 --k 1000 --tile 128x64 --split-k 3 --beta 1"
+# shellcheck disable=SC2086
+if "$mm" $B --seed "$seed" --check --save "$tmp/t1" >"$tmp/log" 2>&1 &&
+   "$mm" $B --seed "$seed" --check --save "$tmp/t2" >>"$tmp/log" 2>&1 &&
+   cmp -s "$tmp/t1/D.bin" "$tmp/t2/D.bin"; then
+	pass=$((pass + 1))
+else
+	cat "$tmp/log"
+	fail=$((fail + 1)); echo "FAIL: a split tail twice did not give the same D"
 fi
 
 fi

@@ -234,7 +234,28 @@ static void test_sm90_split(void)
 					      ws == lw && ctr == lc && ws == tiles * S * 128 * 128 * 4 &&
 					      ctr == tiles * 8, "split buffers M %u N %u S %u: %llu %llu", m, n,
 					      S, ws, ctr);
+					/* on a grid: the tail past whole waves of clusters only */
+					for (size_t q = 1; q < 4; q++) {
+						unsigned g[3];
+						hs(split_grid)(m, n, k, sms[q], S, g);
+						unsigned long long t = tiles / 2, gc = g[0] / 2;
+						unsigned long long tail = (t - t / gc * gc) * 2;
+						hs(split_buffers_grid)(m, n, S, g[0], &ws, &ctr);
+						CHECK(mmagen_gemm_split_buffers_grid(&i, m, n, S, g[0], &lw, &lc) == MMAGEN_OK &&
+						      ws == lw && ctr == lc && ws == tail * S * 128 * 128 * 4 &&
+						      ctr == tail * 8 &&
+						      /* one wave of units: every tile split (S > 1) */
+						      (units > gc || sl == 1 || tail == tiles),
+						      "split buffers M %u N %u S %u grid %u: %llu %llu", m, n, S,
+						      g[0], ws, ctr);
+					}
 				}
+	/* a grid that is not a whole number of clusters is refused */
+	uint64_t lw = 0, lc = 0;
+	CHECK(mmagen_gemm_split_buffers_grid(&i, 1000, 1000, 3, 3, &lw, &lc) == MMAGEN_INVALID_ARGUMENT &&
+	      strstr(mmagen_last_error(), "multiple of the cluster"), "split buffers: odd grid");
+	CHECK(mmagen_gemm_split_buffers_grid(&i, 1000, 1000, 3, 0, &lw, &lc) == MMAGEN_INVALID_ARGUMENT,
+	      "split buffers: grid 0");
 	CHECK(!strcmp(hs(params)[HS(NUM_PARAMS) - 3].name, "workspace") &&
 	      !strcmp(hs(params)[HS(NUM_PARAMS) - 1].name, "splits"), "split: last parameters");
 	struct gp gp[32];

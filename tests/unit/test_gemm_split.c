@@ -19,38 +19,58 @@ static unsigned ceil_div(unsigned long long a, unsigned b)
 	return (unsigned)((a + b - 1) / b);
 }
 
-static void cover(unsigned m, unsigned n, unsigned k, unsigned bn, unsigned bk, unsigned s)
+static void cover_grid(unsigned m, unsigned n, unsigned k, unsigned bn, unsigned bk, unsigned s,
+		       unsigned grid)
 {
 	unsigned tiles = ceil_div(m, 128) * ceil_div(n, bn), kblocks = ceil_div(k, bk);
 	unsigned want = s < kblocks ? s : kblocks;     /* never an empty slice */
 	unsigned slices = gemm_split_slices(s, kblocks);
+	unsigned whole = gemm_split_whole(tiles, grid);
 	unsigned char *seen = calloc((size_t)tiles * kblocks, 1);
 	unsigned lo = ~0u, hi = 0, bad = 0, prev_end = 0;
 
 	CHECK(slices == want, "M %u N %u K %u S %u: %u slices, want %u", m, n, k, s, slices, want);
+	/* whole waves of the grid, and a tail of fewer tiles than the grid */
+	CHECK(whole % grid == 0 && whole <= tiles && tiles - whole < grid,
+	      "%u tiles on a grid of %u: %u whole", tiles, grid, whole);
 	if (!seen || slices != want) {
 		free(seen);
 		return;
 	}
-	for (unsigned u = 0; u < tiles * slices; u++) {
+	for (unsigned u = 0; u < whole + (tiles - whole) * slices; u++) {
 		unsigned t, kb, cnt;
-		gemm_split_range(u, slices, kblocks, &t, &kb, &cnt);
-		if (t != u / slices || cnt == 0 || kb + cnt > kblocks ||
-		    kb != (u % slices ? prev_end : 0))
+		gemm_split_range(u, whole, slices, kblocks, &t, &kb, &cnt);
+		unsigned want_t = u < whole ? u : whole + (u - whole) / slices;
+		unsigned first = u < whole || (u - whole) % slices == 0;
+		if (t != want_t || cnt == 0 || kb + cnt > kblocks || kb != (first ? 0 : prev_end) ||
+		    (u < whole && cnt != kblocks))
 			bad++;
 		prev_end = kb + cnt;
-		lo = cnt < lo ? cnt : lo;
-		hi = cnt > hi ? cnt : hi;
+		if (u >= whole) {
+			lo = cnt < lo ? cnt : lo;
+			hi = cnt > hi ? cnt : hi;
+		}
 		for (unsigned i = 0; t < tiles && i < cnt && kb + i < kblocks; i++)
 			seen[(size_t)t * kblocks + kb + i]++;
 	}
 	size_t wrong = 0;
 	for (size_t i = 0; i < (size_t)tiles * kblocks; i++)
 		wrong += seen[i] != 1;
-	CHECK(!bad && !wrong && hi - lo <= 1,
-	      "M %u N %u K %u tile N %u K %u, S %u: %u bad units, %zu (tile, K block) not covered once, slices %u..%u blocks",
-	      m, n, k, bn, bk, s, bad, wrong, lo, hi);
+	CHECK(!bad && !wrong && (lo == ~0u || hi - lo <= 1),
+	      "M %u N %u K %u tile N %u K %u, S %u, grid %u: %u bad units, %zu (tile, K block) not covered once, slices %u..%u blocks",
+	      m, n, k, bn, bk, s, grid, bad, wrong, lo, hi);
 	free(seen);
+}
+
+/* grids of 1, 7 and 132 CTAs, and one of every tile (no whole wave past
+ * the first when the tiles are fewer) */
+static void cover(unsigned m, unsigned n, unsigned k, unsigned bn, unsigned bk, unsigned s)
+{
+	unsigned tiles = ceil_div(m, 128) * ceil_div(n, bn);
+	static const unsigned grids[] = { 1, 7, 132 };
+	for (unsigned g = 0; g < sizeof grids / sizeof grids[0]; g++)
+		cover_grid(m, n, k, bn, bk, s, grids[g]);
+	cover_grid(m, n, k, bn, bk, s, tiles * s);
 }
 
 static void test_units(void)
@@ -224,6 +244,51 @@ static void test_split_for(void)
 	CHECK_EXPR(mmagen_gemm_split_for(NULL, 16, 4096, 4096, 132) == 1);
 }
 
+/* Past whole waves only the tail is split (gemm_split.c's tail model, in
+ * ns, the figures worked out by hand):
+ * - e4m3 4096^3, tile 128 x 192 x 128 (FP8: a slot's 24 chunks loaded at
+ *   once): a K block 2 * 128 * 192 * 128 / 10800 = 582.5; 704 tiles on
+ *   132 CTAs, 5 whole waves of 32 blocks (93.2 us) and 44 tail tiles.  A
+ *   slot: max(500, 98304 / 100) = 983.  S 1: + 18.6 = 111.8 us (H200:
+ *   112.1); S 2, 88 units: + 16 * 582.5 + 4500 + 2 * 983 = 109.0 (109.1);
+ *   S 3, 132 units: + 6407 + 4500 + 2949 = 107.0 (107.5); S 4, 176 units
+ *   in 2 waves: + 2 * 13092 = 119.4 (118.6).  S 3.
+ * - bf16 4096 x 14336 x 4096, 128 x 256 x 64, cluster 2 (4 chunks of a
+ *   slot at a time): a K block 723; 896 cluster tiles on 66 clusters, 13
+ *   whole waves and 38 tail tiles; a slot 8 * 500 = 4000.  S 1: tail 46.3
+ *   us; S 2, 76 units in 2 waves: 2 * (23.1 + 4.5 + 8) = 71.3; S 3, 2
+ *   waves: 2 * (15.9 + 4.5 + 12) = 64.8.  S 1 (H200: S 2 and 3 1-3%
+ *   slower). */
+static void test_tail(void)
+{
+	mmagen_gemm_request r = req(MMAGEN_E4M3, MMAGEN_BF16, 0);
+	CHECK(mmagen_gemm_choose(&r, 4096, 4096, 4096, 132) == MMAGEN_OK && r.tile_n == 192 &&
+	      r.cluster == 1 && r.split_k == 3, "e4m3 4096^3: %u/%u/%u", r.tile_n, r.cluster,
+	      r.split_k);
+	mmagen_gemm_info i = { .size = sizeof i };
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK &&
+		   mmagen_gemm_split_for(&i, 4096, 4096, 4096, 132) == 3);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	CHECK(mmagen_gemm_choose(&r, 4096, 14336, 4096, 132) == MMAGEN_OK && r.tile_n == 256 &&
+	      r.cluster == 2 && r.split_k == 1, "bf16 4096x14336x4096: %u/%u/%u", r.tile_n,
+	      r.cluster, r.split_k);
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK &&
+		   mmagen_gemm_split_for(&i, 4096, 14336, 4096, 132) == 1);
+	/* whole waves exactly (M 8448: 33 cluster rows x 32 = 16 waves): no tail */
+	CHECK_EXPR(mmagen_gemm_split_for(&i, 8448, 8192, 8192, 132) == 1);
+	/* the buffers on the split grid: 8192^3 in S 3 on 132 CTAs, 1024
+	 * cluster tiles, 15 whole waves of 66 and 34 tail tiles, 68 CTA tiles
+	 * of 3 slots of 128 KiB; 16 waves exactly: none */
+	uint64_t ws = 0, ctr = 0;
+	CHECK(mmagen_gemm_split_buffers_grid(&i, 8192, 8192, 3, 132, &ws, &ctr) == MMAGEN_OK &&
+	      ws == 68ull * 3 * 131072 && ctr == 68 * 8, "tail buffers %llu %llu",
+	      (unsigned long long)ws, (unsigned long long)ctr);
+	CHECK(mmagen_gemm_split_buffers_grid(&i, 8448, 8192, 3, 132, &ws, &ctr) == MMAGEN_OK &&
+	      !ws && !ctr, "whole waves: %llu %llu", (unsigned long long)ws, (unsigned long long)ctr);
+}
+
 static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, unsigned n,
 				  unsigned k)
 {
@@ -375,7 +440,7 @@ static void test_choose(void)
 					unsigned s = r.split_k < kb ? r.split_k : kb;
 					CHECK(ok && r.tile_n && r.cluster && r.split_k &&
 					      (r.cluster == 1 || tiles >= 3 * 132) &&
-					      (s <= 1 || tiles * s <= 132) && r.tile_m == tm &&
+					      (s <= 1 || tiles * s <= 132 || tiles >= 132) && r.tile_m == tm &&
 					      (!(tm || (m <= 128 && n >= 2048)) ||
 					       (r.split_k <= 2 && r.tile_n <= 128)) && r.stages == 0,
 					      "%s %ux%ux%u: tile N %u cluster %u split %u (%s)",
@@ -463,6 +528,7 @@ int main(void)
 	test_units();
 	test_request();
 	test_split_for();
+	test_tail();
 	test_choose();
 	test_buffers();
 	return check_summary();
