@@ -892,7 +892,9 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
  * and the last CTA's reading of S partial tiles), each slice at least
  * `stages` K blocks, at most 16 slices (2 for streaming shapes: a tile M
  * below 128, or M <= 128 with N >= 2048), and only one wave of units
- * when S > 1: 1 when the tiles fill the GPU. */
+ * when S > 1 and the tiles are fewer than the grid.  When they fill it,
+ * only the tail past the whole waves is split, and only FP8 kernels get
+ * an S > 1 here (the tail model in gen/gemm_split.c). */
 MMAGEN_API
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms);
@@ -917,7 +919,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 				 unsigned sms);
 /* The bytes of the split-K kernel's workspace and counters for M x N and
  * S slices: tiles = ceil(ceil(M/tile_m)/cluster) * cluster * ceil(N/tile_n);
- * workspace = tiles * S * tile_m * tile_n * 4, counters = tiles * 2 * 4
+ * workspace = tiles * S * 128 * tile_n * 4 (two 64-row warpgroup slots), counters = tiles * 2 * 4
  * (one u32 per consumer warpgroup of a tile).  The mma.sync path with
  * split_workspace: workspace = tiles * tile_m * tile_n * 4 (whatever S),
  * counters = tiles * 4.  0 and 0 for a kernel without either. */
