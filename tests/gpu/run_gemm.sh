@@ -258,27 +258,22 @@ echo "split-K: $splits runs passed"
 if [ "$splits" -ge $((3 * $(wc -l <"$tmp/mixes"))) ]; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: the split-K runs should have passed (run gemm names them 'split-K S')"; fi
 # deterministic: the same S twice gives the same D, bit for bit
-B="run gemm --arch sm_90a --a bf16 --b bf16 --out f32 --m 200 --n 300 --k 4096 --split-k 9 --beta 1"
-# shellcheck disable=SC2086
-if "$mm" $B --seed "$seed" --check --save "$tmp/s1" >"$tmp/log" 2>&1 &&
-   "$mm" $B --seed "$seed" --check --save "$tmp/s2" >>"$tmp/log" 2>&1 &&
-   cmp -s "$tmp/s1/D.bin" "$tmp/s2/D.bin"; then
-	pass=$((pass + 1))
-else
-	cat "$tmp/log"
-	fail=$((fail + 1)); echo "FAIL: split-K 9 twice did not give the same D"
-fi
-# and a split tail twice
-B="run gemm --arch sm_90a --a bf16 --b bf16 --out f32 --m 2000 --n 3000 --k 1000 --tile 128x64 --split-k 3 --beta 1"
-# shellcheck disable=SC2086
-if "$mm" $B --seed "$seed" --check --save "$tmp/t1" >"$tmp/log" 2>&1 &&
-   "$mm" $B --seed "$seed" --check --save "$tmp/t2" >>"$tmp/log" 2>&1 &&
-   cmp -s "$tmp/t1/D.bin" "$tmp/t2/D.bin"; then
-	pass=$((pass + 1))
-else
-	cat "$tmp/log"
-	fail=$((fail + 1)); echo "FAIL: a split tail twice did not give the same D"
-fi
+# twice NAME WHAT RUN-GEMM-OPTIONS...
+twice() {
+	n=$1 what=$2
+	shift 2
+	if "$mm" run gemm --arch sm_90a "$@" --seed "$seed" --check --save "$tmp/${n}1" >"$tmp/log" 2>&1 &&
+	   "$mm" run gemm --arch sm_90a "$@" --seed "$seed" --check --save "$tmp/${n}2" >>"$tmp/log" 2>&1 &&
+	   cmp -s "$tmp/${n}1/D.bin" "$tmp/${n}2/D.bin"; then
+		pass=$((pass + 1))
+	else
+		cat "$tmp/log"
+		fail=$((fail + 1)); echo "FAIL: $what twice did not give the same D"
+	fi
+}
+twice s "split-K 9" --a bf16 --b bf16 --out f32 --m 200 --n 300 --k 4096 --split-k 9 --beta 1
+# and a split tail
+twice t "a split tail" --a bf16 --b bf16 --out f32 --m 2000 --n 3000 --k 1000 --tile 128x64 --split-k 3 --beta 1
 
 fi
 
