@@ -6,7 +6,8 @@
  * "// tile origin:" and "// tile origin end") and the lines after it that place a
  * cluster's CTA are parsed out of mmagen_gemm_emit's PTX and run by a
  * tiny interpreter of the u32 instructions they use (mul, mad, div, rem,
- * min, max, add, sub, shl, shr, and, or, xor, mov, ld.param).  Then every
+ * min, max, add, sub, shl, shr, and, or, xor, mov, setp, selp, ld.param;
+ * for split-K's addresses also mul.wide, mul.lo.u64, add.u64).  Then every
  * CTA of the grid run gemm launches (rg_grid) walks tile blockIdx (or
  * clusterid), + gridDim, ... as the kernel does, and the output tiles it
  * visits must cover each tile of M x N exactly once.  A register written
@@ -23,6 +24,10 @@
  * of the warpgroup's 64 past the tile are another tile's), and nothing
  * after $c_epilogue may bound rows by M itself.  Mutants: mlim from a
  * 128-row tile, an epilogue bounded by M.
+ *
+ * The split-K kernel's work units (test_split, below): the unit -> tile
+ * and K slice maps of producer and consumers, and the reduction's slot
+ * and counter addresses, run for every unit of every CTA.
  *
  * The tensor maps: rg_tensor_descs (what run gemm encodes) against the
  * JSON manifest's dims, boxes, swizzle and element sizes, and the driver's
@@ -115,6 +120,7 @@ struct machine {
 	int n;
 	/* inputs: ld.param of these names, and special registers */
 	uint32_t m, n_, k;
+	uint32_t splits;          /* psplits (the split-K kernel's S) */
 	uint32_t ctaid, nctaid, clusterid, nclusterid, rank;
 	int error;                /* reported once per run */
 	char why[160];
@@ -201,6 +207,8 @@ static uint64_t need(struct machine *mc, const char *s)
 }
 
 #define TAINT(mc) ((mc)->taint[0] ? (mc)->taint : NULL)
+#define WS_BASE 0x100000000ull    /* where the split test puts the workspace */
+#define CTR_BASE 0x900000000ull   /* ... and the counters */
 
 /* "{%a, %b}" into its two names. */
 static int vec2(const char *s, char a[48], char b[48])
@@ -239,9 +247,35 @@ static void step(struct machine *mc, const struct ins *in)
 			v = mc->n_;
 		else if (!strcmp(p, "[pk]"))
 			v = mc->k;
+		else if (!strcmp(p, "[psplits]"))
+			v = mc->splits;
 		else
 			known = 0;
 		set(mc, in->arg[0], v, known ? NULL : in->arg[0]);
+		return;
+	}
+	/* the split-K kernel's workspace and counters: at fixed addresses */
+	if (!strcmp(op, "ld.param.u64")) {
+		const char *p = in->arg[1];
+		int ws = !strcmp(p, "[pworkspace]"), ctr = !strcmp(p, "[pcounters]");
+		set(mc, in->arg[0], ws ? WS_BASE : CTR_BASE, ws || ctr ? NULL : in->arg[0]);
+		return;
+	}
+	if (!strcmp(op, "cvta.to.global.u64")) {
+		uint64_t v = val(mc, in->arg[1]);
+		set(mc, in->arg[0], v, TAINT(mc));
+		return;
+	}
+	if (!strcmp(op, "mul.wide.u32") || !strcmp(op, "mul.lo.u64") || !strcmp(op, "add.u64")) {
+		uint64_t a = val(mc, in->arg[1]), b = val(mc, in->arg[2]);
+		if (op[3] == '.' && op[4] == 'w')
+			a &= 0xffffffffu, b &= 0xffffffffu;
+		set(mc, in->arg[0], op[0] == 'a' ? a + b : a * b, TAINT(mc));
+		return;
+	}
+	if (!strcmp(op, "selp.u32")) {
+		uint64_t a = val(mc, in->arg[1]), b = val(mc, in->arg[2]), c = val(mc, in->arg[3]);
+		set(mc, in->arg[0], (c ? a : b) & 0xffffffffu, TAINT(mc));
 		return;
 	}
 	if (!strcmp(op, "mov.b64") && in->arg[1][0] == '{') {      /* pack */
@@ -261,9 +295,33 @@ static void step(struct machine *mc, const struct ins *in)
 		set(mc, hi, v >> 32, TAINT(mc));
 		return;
 	}
-	if (!strcmp(op, "setp.ge.u32") || !strcmp(op, "setp.lt.u32")) {   /* 0 or 1 */
+	/* setp.CMP.u32 and setp.CMP.BOOL.u32 (and, or with a third operand): 0 or 1 */
+	char cmp[3] = "", bop[4] = "";
+	size_t ol = strlen(op);
+	if (starts(op, "setp.") && ol > 4 && !strcmp(op + ol - 4, ".u32") &&
+	    sscanf(op, "setp.%2[a-z]", cmp) == 1) {
+		if (strstr(op, ".and."))
+			strcpy(bop, "and");
+		else if (strstr(op, ".or."))
+			strcpy(bop, "or");
+		else if (ol != strlen("setp.xx.u32"))
+			strcpy(bop, "?");
+		static const char *const cmps[] = { "eq", "ne", "lt", "le", "gt", "ge" };
 		uint32_t a = (uint32_t)val(mc, in->arg[1]), b = (uint32_t)val(mc, in->arg[2]);
-		set(mc, in->arg[0], op[5] == 'g' ? a >= b : a < b, TAINT(mc));
+		int c = -1;
+		for (int i = 0; i < 6; i++)
+			if (!strcmp(cmp, cmps[i]))
+				c = i;
+		int r = c == 0 ? a == b : c == 1 ? a != b : c == 2 ? a < b : c == 3 ? a <= b :
+			c == 4 ? a > b : a >= b;
+		if (bop[0]) {
+			int q = val(mc, in->arg[3]) != 0;
+			r = !strcmp(bop, "and") ? r && q : !strcmp(bop, "or") ? r || q : -1;
+		}
+		if (c < 0 || r < 0)
+			set(mc, in->arg[0], 0, in->arg[0]);
+		else
+			set(mc, in->arg[0], (uint64_t)r, TAINT(mc));
 		return;
 	}
 	/* 32-bit integer arithmetic */
@@ -385,13 +443,18 @@ static const char *sreg_before(const struct ins *ins, int at, const char *reg)
 static int parse_kernel(const char *ptx, struct kernel *k)
 {
 	memset(k, 0, sizeof *k);
-	/* the entry up to the line that sets %tiles */
+	/* the entry up to the last line that sets %tiles */
 	const char *e = strstr(ptx, ".entry ");
 	const char *open = e ? strstr(e, "\n{") : NULL;
 	const char *tend = NULL;
-	for (const char *p = open; p && !tend; p = strchr(p + 1, '\n')) {
+	/* (the split-K kernel sets it twice: tiles, then work units) */
+	for (const char *p = open; p; p = strchr(p + 1, '\n')) {
 		struct ins in;
-		if (!parse_line(p + 1, &in) && !in.label && in.nargs && !strcmp(in.arg[0], "%tiles"))
+		if (parse_line(p + 1, &in))
+			continue;
+		if (in.label)
+			break;
+		if (in.nargs && !strcmp(in.arg[0], "%tiles"))
 			tend = strchr(p + 1, '\n');
 	}
 	if (!tend)
@@ -853,6 +916,394 @@ static void test_mutants(void)
 	mmagen_free(ptx);
 }
 
+/* ---- the split-K kernel's work units ----
+ * The split-K kernel (gen/kernel_gemm_sm90_split.c) walks work units:
+ * the first `whole` are whole tiles, each later tile (the tail) is S
+ * units of one K slice each.  Producer and consumers map a unit to its
+ * tile and K blocks inline (between $p_tile / $c_tile and $p_whole /
+ * $c_whole); the consumers' reduction then picks the tail tile's slots
+ * in the workspace and its counters.  This runs those lines of the
+ * emitted PTX for every unit of every CTA of a grid: producer and
+ * consumers must agree, each output tile's K blocks must be covered
+ * exactly once, a whole tile by one unit and a tail tile by min(S, K
+ * blocks), and each tail unit's slot (thread 0 of each warpgroup) must
+ * lie inside the workspace that mmagen_gemm_split_buffers_grid sizes for
+ * that grid, apart from every other unit's, with one counter per tail
+ * tile and warpgroup shared by its slices and inside the counters. */
+
+/* The lines after the line holding `after` (searched from `from`) up
+ * to the line that begins with `upto`; NULL (and *n 0) when missing. */
+static struct ins *span_of(const char *from, const char *after, const char *upto, int *n)
+{
+	const char *a = from ? strstr(from, after) : NULL;
+	const char *b = a ? strstr(a, upto) : NULL;
+	struct ins *out = NULL;
+	*n = 0;
+	if (!a || !b)
+		return NULL;
+	parse_span(strchr(a, '\n') + 1, b, &out, n);
+	return out;
+}
+
+/* Run a span whose only branch is `@%p bra.uni` to its end: 1 when it
+ * was taken, 0 when the span ran to its end, -1 on another branch. */
+static int run_span(struct machine *mc, const struct ins *ins, int n)
+{
+	for (int i = 0; i < n && !mc->error; i++) {
+		if (starts(ins[i].op, "bra") && ins[i].pred[0]) {
+			const char *p = ins[i].pred + (ins[i].pred[1] == '!' ? 2 : 1);
+			uint64_t v = need(mc, p);
+			if ((ins[i].pred[1] == '!') == !v)
+				return 1;
+			continue;
+		}
+		if (starts(ins[i].op, "bra"))
+			return -1;
+		step(mc, &ins[i]);
+	}
+	return 0;
+}
+
+/* The register named in the address of the first `op` line ("[%rd3+0]"
+ * or "[%rd3]"). */
+static int addr_reg(const struct ins *ins, int n, const char *op, int argi, char out[48])
+{
+	for (int i = 0; i < n; i++)
+		if (starts(ins[i].op, op) && ins[i].nargs > argi && ins[i].arg[argi][0] == '[') {
+			snprintf(out, 48, "%.*s", (int)strcspn(ins[i].arg[argi] + 1, "+]"),
+				 ins[i].arg[argi] + 1);
+			return 0;
+		}
+	return -1;
+}
+
+struct split_kernel {
+	struct kernel k;
+	struct ins *pmap, *cmap, *setup, *reduce;
+	int npmap, ncmap, nsetup, nreduce;
+	char kbeg[48], own[48], ca[48];
+};
+
+static void split_free(struct split_kernel *sk)
+{
+	kernel_free(&sk->k);
+	free(sk->pmap);
+	free(sk->cmap);
+	free(sk->setup);
+	free(sk->reduce);
+}
+
+static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size_t wn)
+{
+	memset(sk, 0, sizeof *sk);
+	if (parse_kernel(ptx, &sk->k)) {
+		snprintf(why, wn, "parse: %s", sk->k.why);
+		return -1;
+	}
+	/* the maps: after the exit test that opens $p_tile and $c_tile */
+	const char *pt = strstr(ptx, "\n$p_tile:"), *ct = strstr(ptx, "\n$c_tile:");
+	sk->pmap = span_of(pt, "$exit;", "$p_whole:", &sk->npmap);
+	sk->cmap = span_of(ct, "$exit;", "$c_whole:", &sk->ncmap);
+	/* the consumers' split setup: from the workspace's load to $c_tile */
+	const char *ws = strstr(ptx, "[pworkspace]");
+	sk->setup = ws ? span_of(ws - 64, "\n", "$c_tile:", &sk->nsetup) : NULL;
+	if (ws && sk->setup) {      /* start at the load itself */
+		free(sk->setup);
+		const char *line = ws;
+		while (line > ptx && line[-1] != '\n')
+			line--;
+		parse_span(line, strstr(ws, "$c_tile:"), &sk->setup, &sk->nsetup);
+	}
+	/* the reduction: from its first line to the counter's atom */
+	sk->reduce = span_of(ptx, "// the K slices' sums meet", "\tbar.red", &sk->nreduce);
+	for (int i = 0; i < sk->ncmap; i++)
+		if (!strcmp(sk->cmap[i].op, "min.u32") && !strcmp(sk->cmap[i].arg[1], "%sl_s"))
+			snprintf(sk->kbeg, sizeof sk->kbeg, "%s", sk->cmap[i].arg[0]);
+	if (!sk->npmap || !sk->ncmap || !sk->nsetup || !sk->nreduce || !sk->kbeg[0] ||
+	    addr_reg(sk->reduce, sk->nreduce, "st.global", 0, sk->own) ||
+	    addr_reg(sk->reduce, sk->nreduce, "atom.", 1, sk->ca)) {
+		snprintf(why, wn, "not a split-K kernel as the test knows it (maps %d/%d, setup %d, reduction %d lines)",
+			 sk->npmap, sk->ncmap, sk->nsetup, sk->nreduce);
+		return -1;
+	}
+	return 0;
+}
+
+struct slot {
+	uint64_t own, ca;
+	uint32_t key;             /* (output tile, warpgroup): one counter */
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	return x->own < y->own ? -1 : x->own > y->own;
+}
+
+/* One problem, S and grid through the kernel: 0, or -1 with why. */
+static int split_cover(const struct split_kernel *sk, uint32_t m, uint32_t n, uint32_t k,
+		       const mmagen_gemm_info *info, unsigned splits, unsigned grid, char *why,
+		       size_t wn)
+{
+	unsigned bm = info->tile_m, bn = info->tile_n, cl = info->cluster[0];
+	uint32_t rows = (m + bm - 1) / bm, cols = (n + bn - 1) / bn;
+	uint32_t kball = (k + info->tile_k - 1) / info->tile_k;
+	uint32_t s_eff = splits < 1 ? 1 : splits > kball ? kball : splits;
+	uint64_t wg_bytes = 64ull * bn * 4, ws_bytes = 0, ctr_bytes = 0;
+	uint32_t *kmask = calloc((size_t)rows * cols, sizeof *kmask);
+	unsigned char *units = calloc((size_t)rows * cols, 1);
+	size_t nslots = 0, cap = 64;
+	struct slot *slots = malloc(cap * sizeof *slots);
+	struct machine mc = { .m = m, .n_ = n, .k = k, .splits = splits };
+	int rc = -1;
+
+	if (mmagen_gemm_split_buffers_grid(info, m, n, splits, grid, &ws_bytes, &ctr_bytes)) {
+		snprintf(why, wn, "split_buffers_grid: %s", mmagen_last_error());
+		goto out;
+	}
+	/* the documented walk: whole = floor(T / G) * G of the T cluster
+	 * tiles (G clusters) run whole, each later one in min(S, K blocks) */
+	uint32_t ctiles = (rows + cl - 1) / cl * cols, whole = ctiles / (grid / cl) * (grid / cl);
+	uint32_t units_want = whole + (ctiles - whole) * s_eff;
+	mc.nctaid = grid;
+	mc.nclusterid = grid / cl;
+	for (unsigned cta = 0; cta < grid; cta++) {
+		uint32_t tiles = 0, tm = 0, tn = 0;
+		mc.ctaid = cta;
+		mc.clusterid = cta / cl;
+		mc.rank = cta % cl;
+		mc.n = 0;
+		if (run_prologue(&sk->k, &mc, &tiles, &tm, &tn)) {
+			snprintf(why, wn, "unit count: %s", mc.why);
+			goto out;
+		}
+		if (tiles != units_want) {
+			snprintf(why, wn, "%u work units; want %u (%u whole tiles, then %u tail tiles in %u slices)",
+				 tiles, units_want, whole, ctiles - whole, s_eff);
+			goto out;
+		}
+		for (uint32_t u = cl > 1 ? mc.clusterid : cta; u < tiles; u += cl > 1 ? mc.nclusterid : grid) {
+			/* the producer's map, then the consumers' */
+			uint32_t pt, pkb, pkn, ctile, ckb, ckn;
+			struct origin po;
+			set(&mc, "%tile", u, NULL);
+			int pj = run_span(&mc, sk->pmap, sk->npmap);
+			pt = (uint32_t)need(&mc, "%tile");
+			pkb = (uint32_t)need(&mc, sk->kbeg);
+			pkn = (uint32_t)need(&mc, "%kblocks");
+			if (!mc.error && origin_of(&sk->k, &mc, pt, tm, tn, &po) == 0) {
+				set(&mc, "%tile", u, NULL);
+				int cj = run_span(&mc, sk->cmap, sk->ncmap);
+				ctile = (uint32_t)need(&mc, "%tile");
+				ckb = (uint32_t)need(&mc, sk->kbeg);
+				ckn = (uint32_t)need(&mc, "%kblocks");
+				if (pj < 0 || cj < 0)
+					m_fail(&mc, "%s", "a branch in a unit's map other than to its end");
+				else if (pj != cj || pt != ctile || pkb != ckb || pkn != ckn) {
+					snprintf(why, wn, "CTA %u unit %u: producer tile %u K %u+%u, consumers tile %u K %u+%u",
+						 cta, u, pt, pkb, pkn, ctile, ckb, ckn);
+					goto out;
+				}
+			}
+			if (mc.error) {
+				snprintf(why, wn, "CTA %u unit %u: %s", cta, u, mc.why);
+				goto out;
+			}
+			if (pkn < 1 || pkb + pkn > kball) {
+				snprintf(why, wn, "CTA %u unit %u: K blocks %u+%u of %u", cta, u, pkb, pkn, kball);
+				goto out;
+			}
+			int in = po.m0 < m && po.n0 < n;
+			size_t key = (size_t)(po.m0 / bm) * cols + po.n0 / bn;
+			if (in) {
+				uint32_t bits = (pkn >= 32 ? ~0u : ((1u << pkn) - 1)) << pkb;
+				if (kmask[key] & bits) {
+					snprintf(why, wn, "tile (%u, %u): K blocks %u+%u taken twice (CTA %u unit %u)",
+						 po.m0, po.n0, pkb, pkn, cta, u);
+					goto out;
+				}
+				kmask[key] |= bits;
+				units[key]++;
+			}
+			/* the reduction of each warpgroup (thread 0): a slot, or
+			 * straight on to the epilogue */
+			for (uint32_t wg = 1; wg <= 2; wg++) {
+				set(&mc, "%wg", wg, NULL);
+				set(&mc, "%thread", 128 * wg, NULL);
+				set(&mc, "%lane", 0, NULL);
+				set(&mc, "%warp", 4 * wg, NULL);
+				run_span(&mc, sk->setup, sk->nsetup);
+				set(&mc, "%tile", pt, NULL);
+				set(&mc, "%m0", po.m0, NULL);
+				set(&mc, "%n0", po.n0, NULL);
+				mc.error = 0;
+				int direct = run_span(&mc, sk->reduce, sk->nreduce);
+				uint64_t own = direct ? 0 : need(&mc, sk->own);
+				uint64_t ca = direct ? 0 : need(&mc, sk->ca);
+				if (direct < 0 || mc.error) {
+					snprintf(why, wn, "CTA %u unit %u warpgroup %u: reduction: %s", cta, u, wg,
+						 direct < 0 ? "a branch other than to the epilogue" : mc.why);
+					goto out;
+				}
+				int tail = pt >= whole && s_eff > 1;
+				if (direct == tail) {
+					snprintf(why, wn, "CTA %u unit %u (K %u+%u of %u): %s", cta, u, pkb, pkn,
+						 kball, direct ? "a slice of a split tile skipped its slot" :
+								 "a whole tile took a slot");
+					goto out;
+				}
+				if (direct)
+					continue;
+				if (own < WS_BASE || own + wg_bytes > WS_BASE + ws_bytes || (own - WS_BASE) % wg_bytes ||
+				    ca < CTR_BASE || ca + 4 > CTR_BASE + ctr_bytes || (ca - CTR_BASE) % 4) {
+					snprintf(why, wn, "CTA %u unit %u warpgroup %u: slot +%llu (workspace %llu bytes), counter +%llu (%llu bytes)",
+						 cta, u, wg, (unsigned long long)(own - WS_BASE),
+						 (unsigned long long)ws_bytes, (unsigned long long)(ca - CTR_BASE),
+						 (unsigned long long)ctr_bytes);
+					goto out;
+				}
+				if (nslots == cap)
+					slots = realloc(slots, (cap *= 2) * sizeof *slots);
+				slots[nslots++] = (struct slot){ own, ca, (uint32_t)(key * 2 + wg - 1) };
+			}
+		}
+	}
+	/* every tile inside M x N: all its K blocks; one unit when it is
+	 * whole, min(S, K blocks) when it is split */
+	for (size_t i = 0; i < (size_t)rows * cols; i++)
+		if (kmask[i] != (kball >= 32 ? ~0u : (1u << kball) - 1) ||
+		    (units[i] != 1 && units[i] != s_eff)) {
+			snprintf(why, wn, "tile (%zu, %zu): K mask %#x of %u blocks in %u units", i / cols * bm,
+				 i % cols * bn, kmask[i], kball, units[i]);
+			goto out;
+		}
+	/* slots apart; a counter per (tile, warpgroup), shared by its slices */
+	qsort(slots, nslots, sizeof *slots, slot_cmp);
+	for (size_t i = 0; i < nslots; i++) {
+		if (i && slots[i].own == slots[i - 1].own) {
+			snprintf(why, wn, "two units write workspace +%llu",
+				 (unsigned long long)(slots[i].own - WS_BASE));
+			goto out;
+		}
+		for (size_t j = 0; j < nslots; j++)
+			if ((slots[i].ca == slots[j].ca) != (slots[i].key == slots[j].key)) {
+				snprintf(why, wn, "counter +%llu: tiles/warpgroups %u and %u",
+					 (unsigned long long)(slots[i].ca - CTR_BASE), slots[i].key,
+					 slots[j].key);
+				goto out;
+			}
+	}
+	rc = 0;
+out:
+	free(kmask);
+	free(units);
+	free(slots);
+	return rc;
+}
+
+/* Shapes, S and grids through one split kernel: 0, or -1 with why. */
+static int split_sweep(const char *ptx, const mmagen_gemm_info *info, unsigned *runs, char *why,
+		       size_t wn)
+{
+	static const uint32_t ms[] = { 1, 200, 1000 }, ns[] = { 8, 300, 1100 };
+	static const uint32_t kbs[] = { 1, 2, 7 };
+	static const unsigned ss[] = { 1, 3, 9 }, grids[] = { 1, 3, 16, 132 };
+	struct split_kernel sk;
+	if (split_parse(ptx, &sk, why, wn)) {
+		split_free(&sk);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t a = 0; a < 3 && !rc; a++)
+		for (size_t b = 0; b < 3 && !rc; b++)
+			for (size_t c = 0; c < 3 && !rc; c++)
+				for (size_t s = 0; s < 3 && !rc; s++)
+					for (size_t g = 0; g < 4 && !rc; g++) {
+						uint32_t k = kbs[c] * info->tile_k;
+						unsigned grid = grids[g] * info->cluster[0];
+						char w[300];
+						if (split_cover(&sk, ms[a], ns[b], k, info, ss[s], grid, w,
+								sizeof w)) {
+							snprintf(why, wn, "M %u N %u K %u S %u grid %u: %s",
+								 ms[a], ns[b], k, ss[s], grid, w);
+							rc = -1;
+						}
+						++*runs;
+					}
+	split_free(&sk);
+	return rc;
+}
+
+static void test_split(void)
+{
+	static const struct { mmagen_type a, out; unsigned tile_m, tile_n, cluster; } kinds[] = {
+		{ MMAGEN_BF16, MMAGEN_BF16, 128, 128, 1 }, { MMAGEN_BF16, MMAGEN_F32, 128, 256, 2 },
+		{ MMAGEN_E4M3, MMAGEN_BF16, 128, 192, 1 }, { MMAGEN_E4M3, MMAGEN_F32, 128, 64, 2 },
+		{ MMAGEN_BF16, MMAGEN_BF16, 64, 128, 1 }, { MMAGEN_E4M3, MMAGEN_BF16, 16, 64, 2 },
+		{ MMAGEN_TF32, MMAGEN_F32, 128, 96, 1 }, { MMAGEN_S8, MMAGEN_S32, 32, 128, 1 },
+	};
+	unsigned runs = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		mmagen_gemm_request r = req(kinds[i].a, kinds[i].out, kinds[i].tile_n, 8, kinds[i].cluster);
+		r.tile_m = kinds[i].tile_m;
+		r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+		mmagen_gemm_info info = { .size = sizeof info };
+		char *ptx = NULL, why[500] = "";
+		if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+			fail("split %s %ux%u: %s", mmagen_type_name(kinds[i].a), kinds[i].tile_m,
+			     kinds[i].tile_n, mmagen_last_error());
+			continue;
+		}
+		CHECK(!split_sweep(ptx, &info, &runs, why, sizeof why), "split %s tile %ux%u cluster %u: %s",
+		      mmagen_type_name(kinds[i].a), info.tile_m, info.tile_n, info.cluster[0], why);
+		mmagen_free(ptx);
+	}
+	CHECK(runs > 1000, "%u split runs", runs);
+
+	/* the test can fail: a slice's K blocks from the quotient in place
+	 * of the remainder (in the consumers' map only), and each slice's
+	 * slot one warpgroup slot apart rather than two */
+	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, 128, 8, 1);
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	mmagen_gemm_info info = { .size = sizeof info };
+	char *ptx = NULL, why[500];
+	unsigned n = 0;
+	if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+		fail("split mutants: %s", mmagen_last_error());
+		return;
+	}
+	const char *cmap = strstr(ptx, "\n$c_tile:");
+	char *quot = NULL, *half = NULL;
+	const char *at = cmap ? strstr(cmap, "rem.u32 %sl_s, %sl_q,") : NULL;
+	if (at) {
+		quot = malloc(strlen(ptx) + 1);
+		strcpy(quot, ptx);
+		memcpy(quot + (at - ptx), "div", 3);
+	}
+	char two[32], one[32];
+	snprintf(two, sizeof two, ", %llu;", 2ull * 64 * info.tile_n * 4);
+	snprintf(one, sizeof one, ", %llu;", 1ull * 64 * info.tile_n * 4);
+	const char *meet = strstr(ptx, "// the K slices' sums meet");
+	const char *mul = meet ? strstr(meet, "mul.wide.u32") : NULL;
+	mul = mul ? strstr(mul + 1, "mul.wide.u32") : NULL;    /* own = slice * 2 slots */
+	const char *imm = mul ? strstr(mul, two) : NULL;
+	if (imm && imm < strchr(mul, '\n')) {
+		half = malloc(strlen(ptx) + 1);
+		memcpy(half, ptx, (size_t)(imm - ptx));
+		strcpy(half + (imm - ptx), one);
+		strcat(half, imm + strlen(two));
+	}
+	CHECK(quot && half, "the mutated lines are in the split kernel (update this test)");
+	CHECK(!split_sweep(ptx, &info, &n, why, sizeof why), "the real split kernel: %s", why);
+	CHECK(quot && split_sweep(quot, &info, &n, why, sizeof why),
+	      "a slice's K blocks from the quotient went unnoticed");
+	CHECK(half && split_sweep(half, &info, &n, why, sizeof why) && strstr(why, "workspace"),
+	      "slices one warpgroup slot apart went unnoticed: %s", half ? why : "");
+	free(quot);
+	free(half);
+	mmagen_free(ptx);
+}
+
 /* ---- tensor maps ---- */
 /* The manifest's entry for tensor map `name`: its box, swizzle, elem
  * bytes and dims names ("K", "M"), from the JSON text. */
@@ -956,6 +1407,7 @@ int main(void)
 {
 	test_schedule();
 	test_mutants();
+	test_split();
 	test_small_tiles();
 	test_maps();
 	return check_summary();
