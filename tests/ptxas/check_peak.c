@@ -12,6 +12,12 @@
  *     one-instruction module has (ptxas unrolls the loop; it must not
  *     drop it, or any accumulator set).  nvdisasm from $NVDISASM, PATH,
  *     /usr/local/cuda/bin or where .ci/deps puts the pip wheel.
+ *     Also the sm_90a GEMM (mmagen_gemm_emit): between a consumer's wait
+ *     for a full stage (SYNCS...TRYWAIT) and the K block's first wgmma
+ *     (GMMA) its SASS has no R2UR, i.e. ptxas keeps the stage, barriers
+ *     and wgmma descriptors in uniform registers, which it does once the
+ *     warpgroup index comes from lane 0 (shfl.sync.idx); the same kernel
+ *     without that shfl must show R2UR there.
  *
  * Exit 77 without ptxas, or for --sass without nvdisasm (said why). */
 #define _POSIX_C_SOURCE 200809L
@@ -218,6 +224,84 @@ out:
 	mmagen_free(mod);
 }
 
+/* The most R2UR between a TRYWAIT and the next GMMA in the cubin's
+ * SASS (the consumers' path from a stage's wait to its wgmma; the
+ * producer's waits end at a TMA, without a GMMA), in *most; the number of
+ * such paths, or -1 if nvdisasm failed. */
+static int r2ur_before_gmma(const char *nvdisasm, const char *cubin, int *most)
+{
+	char cmd[1400], line[1024];
+	int paths = 0, active = 0, n = 0;
+
+	*most = 0;
+	snprintf(cmd, sizeof cmd, "'%s' -c '%s'", nvdisasm, cubin);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof line, p)) {
+		if (strstr(line, "TRYWAIT")) {
+			active = 1;
+			n = 0;
+		} else if (active && strstr(line, "R2UR")) {
+			n++;
+		} else if (active && strstr(line, "GMMA")) {
+			paths++;
+			*most = n > *most ? n : *most;
+			active = 0;
+		}
+	}
+	return pclose(p) ? -1 : paths;
+}
+
+static const char wg_shfl[] = "\tshfl.sync.idx.b32 %wg, %wg, 0, 31, -1;\n";
+
+/* One GEMM variant (and, without_shfl, the same kernel without the
+ * warpgroup index's shfl): 0 R2UR on the way to the wgmma, or some. */
+static void sass_gemm(const char *nvdisasm, mmagen_type a, mmagen_type out, unsigned tile_m,
+		      unsigned split, int without_shfl)
+{
+	char cubin[600], what[200];
+	char *ptx = NULL;
+	mmagen_gemm_request r;
+	int t, most = 0;
+
+	mmagen_gemm_request_init(&r);
+	mmagen_target_parse("sm_90a", &t);
+	r.target = t;
+	r.a = r.b = a;
+	r.out = out;
+	r.tile_m = tile_m;
+	r.split_k = split;
+	snprintf(what, sizeof what, "gemm %s -> %s%s%s%s", mmagen_type_name(a), mmagen_type_name(out),
+		 tile_m == 64 ? ", tile M 64" : "", split ? ", split-K auto" : "",
+		 without_shfl ? ", without the shfl" : "");
+	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+		CHECK(0, "%s: %s", what, mmagen_last_error());
+		return;
+	}
+	char *at = strstr(ptx, wg_shfl);
+	CHECK(at != NULL, "%s: the kernel takes %%wg from lane 0 (%s)", what, "shfl.sync.idx");
+	if (at && without_shfl)
+		memmove(at, at + strlen(wg_shfl), strlen(at + strlen(wg_shfl)) + 1);
+	snprintf(cubin, sizeof cubin, "%s/gemm_sass_%ld.cubin", dir, (long)getpid());
+	if (assemble(ptx, t, what, cubin)) {
+		failed++;
+		mmagen_free(ptx);
+		return;
+	}
+	int paths = r2ur_before_gmma(nvdisasm, cubin, &most);
+	printf("%s: %d paths from a stage's wait to its wgmma, at most %d R2UR on one\n", what,
+	       paths, most);
+	CHECK(paths > 0, "%s: no path from a TRYWAIT to a GMMA in the SASS", what);
+	if (without_shfl)
+		CHECK(most > 0, "%s: no R2UR before the wgmma even without the shfl: the check sees nothing", what);
+	else
+		CHECK(most == 0, "%s: %d R2UR between a stage's wait and its wgmma (descriptors out of uniform registers)",
+		      what, most);
+	unlink(cubin);
+	mmagen_free(ptx);
+}
+
 static int sass(void)
 {
 	char nvdisasm[600];
@@ -227,6 +311,14 @@ static int sass(void)
 			      "pip install nvidia-cuda-nvdisasm as .ci/deps does)\n"), 77;
 	for (size_t i = 0; i < sizeof sass_forms / sizeof *sass_forms; i++)
 		sass_one(nvdisasm, sass_forms[i][0], sass_forms[i][1]);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_TF32, MMAGEN_F32, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_S8, MMAGEN_S32, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 64, MMAGEN_GEMM_SPLIT_AUTO, 0);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_F32, 0, MMAGEN_GEMM_SPLIT_AUTO, 0);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 1);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 1);
 	return check_summary();
 }
 
