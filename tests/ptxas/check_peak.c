@@ -12,12 +12,12 @@
  *     one-instruction module has (ptxas unrolls the loop; it must not
  *     drop it, or any accumulator set).  nvdisasm from $NVDISASM, PATH,
  *     /usr/local/cuda/bin or where .ci/deps puts the pip wheel.
- *     Also the sm_90a GEMM (mmagen_gemm_emit): between a consumer's wait
- *     for a full stage (SYNCS...TRYWAIT) and the K block's first wgmma
- *     (GMMA) its SASS has no R2UR, i.e. ptxas keeps the stage, barriers
- *     and wgmma descriptors in uniform registers, which it does once the
- *     warpgroup index comes from lane 0 (shfl.sync.idx); the same kernel
- *     without that shfl must show R2UR there.
+ *     Also the sm_90a GEMM (mmagen_gemm_emit): the consumers' K loop
+ *     (the smallest loop around each wgmma, GMMA in SASS) has no R2UR,
+ *     i.e. ptxas keeps the stage, barriers and wgmma descriptors in
+ *     uniform registers, which it does once the warpgroup index comes
+ *     from lane 0 (shfl.sync.idx); the same kernel without that shfl must
+ *     show R2UR there.
  *
  * Exit 77 without ptxas, or for --sass without nvdisasm (said why). */
 #define _POSIX_C_SOURCE 200809L
@@ -224,33 +224,66 @@ out:
 	mmagen_free(mod);
 }
 
-/* The most R2UR between a TRYWAIT and the next GMMA in the cubin's
- * SASS (the consumers' path from a stage's wait to its wgmma; the
- * producer's waits end at a TMA, without a GMMA), in *most; the number of
- * such paths, or -1 if nvdisasm failed. */
-static int r2ur_before_gmma(const char *nvdisasm, const char *cubin, int *most)
+/* The R2UR in the sm_90a GEMM's K loops: for each GMMA, the smallest
+ * span from a label to a later branch back to it that holds the GMMA
+ * (a retry branch from out-of-line code spans more and is not taken);
+ * *most gets the most R2UR in one such loop, *loose the GMMAs in none.
+ * The number of distinct K loops, or -1 if nvdisasm failed. */
+static int r2ur_in_k_loops(const char *nvdisasm, const char *cubin, int *most, int *loose)
 {
 	char cmd[1400], line[1024];
-	int paths = 0, active = 0, n = 0;
+	size_t n = 0, cap = 4096;
+	char **sass = malloc(cap * sizeof *sass);
+	int loops = 0;
 
 	*most = 0;
+	*loose = 0;
 	snprintf(cmd, sizeof cmd, "'%s' -c '%s'", nvdisasm, cubin);
 	FILE *p = popen(cmd, "r");
-	if (!p)
+	if (!p || !sass) {
+		free(sass);
 		return -1;
-	while (fgets(line, sizeof line, p)) {
-		if (strstr(line, "TRYWAIT")) {
-			active = 1;
-			n = 0;
-		} else if (active && strstr(line, "R2UR")) {
-			n++;
-		} else if (active && strstr(line, "GMMA")) {
-			paths++;
-			*most = n > *most ? n : *most;
-			active = 0;
-		}
 	}
-	return pclose(p) ? -1 : paths;
+	while (fgets(line, sizeof line, p)) {
+		if (n == cap)
+			sass = realloc(sass, (cap *= 2) * sizeof *sass);
+		sass[n] = malloc(strlen(line) + 1);
+		strcpy(sass[n++], line);
+	}
+	int bad = pclose(p) != 0;
+	size_t prev_lo = 0, prev_hi = 0;
+	for (size_t g = 0; g < n && !bad; g++) {
+		if (!strstr(sass[g], "GMMA"))
+			continue;
+		size_t lo = 0, hi = 0;
+		for (size_t b = g; b < n; b++) {      /* branches after it, back to a label before */
+			const char *t = strstr(sass[b], "BRA");
+			t = t ? strstr(t, "`(") : NULL;
+			if (!t)
+				continue;
+			char label[64];
+			snprintf(label, sizeof label, "%.*s:", (int)strcspn(t + 2, ")"), t + 2);
+			for (size_t l = 0; l < g; l++)
+				if (!strncmp(sass[l], label, strlen(label)) && (!hi || b - l < hi - lo))
+					lo = l, hi = b;
+		}
+		if (!hi) {
+			++*loose;
+			continue;
+		}
+		if (lo == prev_lo && hi == prev_hi)
+			continue;
+		prev_lo = lo, prev_hi = hi;
+		loops++;
+		int r2ur = 0;
+		for (size_t i = lo; i <= hi; i++)
+			r2ur += strstr(sass[i], "R2UR") != NULL;
+		*most = r2ur > *most ? r2ur : *most;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(sass[i]);
+	free(sass);
+	return bad ? -1 : loops;
 }
 
 static const char wg_shfl[] = "\tshfl.sync.idx.b32 %wg, %wg, 0, 31, -1;\n";
@@ -289,15 +322,15 @@ static void sass_gemm(const char *nvdisasm, mmagen_type a, mmagen_type out, unsi
 		mmagen_free(ptx);
 		return;
 	}
-	int paths = r2ur_before_gmma(nvdisasm, cubin, &most);
-	printf("%s: %d paths from a stage's wait to its wgmma, at most %d R2UR on one\n", what,
-	       paths, most);
-	CHECK(paths > 0, "%s: no path from a TRYWAIT to a GMMA in the SASS", what);
+	int loose = 0, loops = r2ur_in_k_loops(nvdisasm, cubin, &most, &loose);
+	printf("%s: %d K loop(s) around its wgmma, at most %d R2UR in one\n", what, loops, most);
+	CHECK(loops > 0 && !loose, "%s: %d K loops in the SASS, %d GMMA outside any loop", what,
+	      loops, loose);
 	if (without_shfl)
-		CHECK(most > 0, "%s: no R2UR before the wgmma even without the shfl: the check sees nothing", what);
+		CHECK(most > 0, "%s: no R2UR in the K loop even without the shfl: the check sees nothing", what);
 	else
-		CHECK(most == 0, "%s: %d R2UR between a stage's wait and its wgmma (descriptors out of uniform registers)",
-		      what, most);
+		CHECK(most == 0, "%s: %d R2UR in the K loop (descriptors out of uniform registers)", what,
+		      most);
 	unlink(cubin);
 	mmagen_free(ptx);
 }

@@ -919,17 +919,24 @@ static void test_mutants(void)
 /* ---- the split-K kernel's work units ----
  * The split-K kernel (gen/kernel_gemm_sm90_split.c) walks work units:
  * the first `whole` are whole tiles, each later tile (the tail) is S
- * units of one K slice each.  Producer and consumers map a unit to its
- * tile and K blocks inline (between $p_tile / $c_tile and $p_whole /
- * $c_whole); the consumers' reduction then picks the tail tile's slots
- * in the workspace and its counters.  This runs those lines of the
- * emitted PTX for every unit of every CTA of a grid: producer and
- * consumers must agree, each output tile's K blocks must be covered
- * exactly once, a whole tile by one unit and a tail tile by min(S, K
- * blocks), and each tail unit's slot (thread 0 of each warpgroup) must
- * lie inside the workspace that mmagen_gemm_split_buffers_grid sizes for
- * that grid, apart from every other unit's, with one counter per tail
- * tile and warpgroup shared by its slices and inside the counters. */
+ * units of one K slice each.  This runs the emitted PTX's own lines for
+ * it, for every CTA of several grids: the producer's walk (its first
+ * unit, the unit -> tile and K blocks map between $p_tile and $p_whole,
+ * the tile origin, the step to its next unit) and, from their split
+ * setup, each consumer warpgroup's (map, tile origin, the reduction up
+ * to the counter's atom, the step from $c_unit_done), each in its own
+ * machine as on the GPU.  Both sides must walk the same units to the
+ * same tiles and K blocks; each unit is walked once per CTA of a
+ * cluster; each output tile's K blocks are covered once, by one unit
+ * when whole and min(S, K blocks) in the tail, with `whole` and the unit
+ * count from the documented rule (whole = floor(T / G) * G).  A tail
+ * unit's reduction (thread 0 of each warpgroup; once per problem all 128
+ * threads of both, every 16 bytes of the two slots stored once) takes a
+ * slot inside the workspace and a counter inside the counters, both
+ * sized by the documented formula (which mmagen_gemm_split_buffers_grid
+ * must give), slots apart, one counter per tail tile, CTA and warpgroup
+ * shared by its slices, counting to min(S, K blocks) - 1; a whole tile's
+ * goes straight to the epilogue.  Seven mutants must fail it. */
 
 /* The lines after the line holding `after` (searched from `from`) up
  * to the line that begins with `upto`; NULL (and *n 0) when missing. */
@@ -945,23 +952,27 @@ static struct ins *span_of(const char *from, const char *after, const char *upto
 	return out;
 }
 
-/* Run a span whose only branch is `@%p bra.uni` to its end: 1 when it
- * was taken, 0 when the span ran to its end, -1 on another branch. */
-static int run_span(struct machine *mc, const struct ins *ins, int n)
+/* Run a span whose only branches go to `end` (a label; NULL: none may
+ * branch) under a predicate: 1 when one was taken, 0 when the span ran
+ * to its end, -1 (why in mc) otherwise. */
+static int run_span(struct machine *mc, const struct ins *ins, int n, const char *end)
 {
 	for (int i = 0; i < n && !mc->error; i++) {
-		if (starts(ins[i].op, "bra") && ins[i].pred[0]) {
+		if (starts(ins[i].op, "bra")) {
+			if (!end || !ins[i].pred[0] || strcmp(ins[i].arg[0], end)) {
+				m_fail(mc, "a branch to %s where the test expects straight code or one to the span's end",
+				       ins[i].arg[0]);
+				return -1;
+			}
 			const char *p = ins[i].pred + (ins[i].pred[1] == '!' ? 2 : 1);
 			uint64_t v = need(mc, p);
 			if ((ins[i].pred[1] == '!') == !v)
 				return 1;
 			continue;
 		}
-		if (starts(ins[i].op, "bra"))
-			return -1;
 		step(mc, &ins[i]);
 	}
-	return 0;
+	return mc->error ? -1 : 0;
 }
 
 /* The register named in the address of the first `op` line ("[%rd3+0]"
@@ -979,18 +990,34 @@ static int addr_reg(const struct ins *ins, int n, const char *op, int argi, char
 
 struct split_kernel {
 	struct kernel k;
-	struct ins *pmap, *cmap, *setup, *reduce;
-	int npmap, ncmap, nsetup, nreduce;
-	char kbeg[48], own[48], ca[48];
+	/* the producer: its first unit, its map, its step to the next unit;
+	 * the consumers: their setup (with the first unit), map, reduction
+	 * (up to the counter's atom) and step */
+	struct ins *pstart, *pmap, *pnext, *setup, *cmap, *reduce, *cnext;
+	int npstart, npmap, npnext, nsetup, ncmap, nreduce, ncnext;
+	char kbeg[48], own[48], ca[48], bound[48], epi[48];
+	unsigned offs[64], noffs;      /* the slot stores' offsets from own */
 };
 
 static void split_free(struct split_kernel *sk)
 {
 	kernel_free(&sk->k);
+	free(sk->pstart);
 	free(sk->pmap);
-	free(sk->cmap);
+	free(sk->pnext);
 	free(sk->setup);
+	free(sk->cmap);
 	free(sk->reduce);
+	free(sk->cnext);
+}
+
+/* The line that holds `at`, alone, into *out. */
+static void line_of(const char *ptx, const char *at, struct ins **out, int *n)
+{
+	const char *b = at;
+	while (b > ptx && b[-1] != '\n')
+		b--;
+	parse_span(b, strchr(at, '\n') + 1, out, n);
 }
 
 static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size_t wn)
@@ -1000,30 +1027,49 @@ static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size
 		snprintf(why, wn, "parse: %s", sk->k.why);
 		return -1;
 	}
-	/* the maps: after the exit test that opens $p_tile and $c_tile */
 	const char *pt = strstr(ptx, "\n$p_tile:"), *ct = strstr(ptx, "\n$c_tile:");
+	const char *ws = strstr(ptx, "[pworkspace]"), *done = strstr(ptx, "\n$c_unit_done:");
+	if (pt)
+		line_of(ptx, pt - 1, &sk->pstart, &sk->npstart);   /* mov.u32 %tile, first */
 	sk->pmap = span_of(pt, "$exit;", "$p_whole:", &sk->npmap);
-	sk->cmap = span_of(ct, "$exit;", "$c_whole:", &sk->ncmap);
-	/* the consumers' split setup: from the workspace's load to $c_tile */
-	const char *ws = strstr(ptx, "[pworkspace]");
-	sk->setup = ws ? span_of(ws - 64, "\n", "$c_tile:", &sk->nsetup) : NULL;
-	if (ws && sk->setup) {      /* start at the load itself */
-		free(sk->setup);
-		const char *line = ws;
-		while (line > ptx && line[-1] != '\n')
-			line--;
-		parse_span(line, strstr(ws, "$c_tile:"), &sk->setup, &sk->nsetup);
+	sk->pnext = span_of(pt, "bra $p_kblock;", "\tbra $p_tile;", &sk->npnext);
+	if (ws && ct) {      /* from the workspace's load to $c_tile */
+		const char *b = ws;
+		while (b > ptx && b[-1] != '\n')
+			b--;
+		parse_span(b, ct + 1, &sk->setup, &sk->nsetup);
 	}
-	/* the reduction: from its first line to the counter's atom */
+	sk->cmap = span_of(ct, "$exit;", "$c_whole:", &sk->ncmap);
 	sk->reduce = span_of(ptx, "// the K slices' sums meet", "\tbar.red", &sk->nreduce);
+	sk->cnext = span_of(done, "$c_unit_done:", "\tbra.uni $c_tile;", &sk->ncnext);
 	for (int i = 0; i < sk->ncmap; i++)
 		if (!strcmp(sk->cmap[i].op, "min.u32") && !strcmp(sk->cmap[i].arg[1], "%sl_s"))
 			snprintf(sk->kbeg, sizeof sk->kbeg, "%s", sk->cmap[i].arg[0]);
-	if (!sk->npmap || !sk->ncmap || !sk->nsetup || !sk->nreduce || !sk->kbeg[0] ||
+	for (int i = 0; i < sk->nreduce; i++) {
+		const struct ins *in = &sk->reduce[i];
+		if (starts(in->op, "bra") && !sk->epi[0])
+			snprintf(sk->epi, sizeof sk->epi, "%s", in->arg[0]);
+		if (starts(in->op, "atom.") && in->nargs == 3)
+			snprintf(sk->bound, sizeof sk->bound, "%s", in->arg[2]);
+		const char *plus = starts(in->op, "st.global") ? strchr(in->arg[0], '+') : NULL;
+		if (starts(in->op, "st.global") && sk->noffs < 64)
+			sk->offs[sk->noffs++] = plus ? (unsigned)strtoul(plus + 1, NULL, 0) : 0;
+	}
+	/* the reduction's early exit goes to the epilogue: a label after the
+	 * counter's atom and before $c_unit_done (not to $c_unit_done) */
+	char lab[64];
+	snprintf(lab, sizeof lab, "\n%s:", sk->epi);
+	const char *atom = strstr(ptx, "atom.acq_rel"), *epi = atom ? strstr(atom, lab) : NULL;
+	if (!sk->npstart || !sk->npmap || !sk->npnext || !sk->nsetup || !sk->ncmap || !sk->nreduce ||
+	    !sk->ncnext || !sk->kbeg[0] || !sk->bound[0] || !sk->noffs ||
 	    addr_reg(sk->reduce, sk->nreduce, "st.global", 0, sk->own) ||
 	    addr_reg(sk->reduce, sk->nreduce, "atom.", 1, sk->ca)) {
 		snprintf(why, wn, "not a split-K kernel as the test knows it (maps %d/%d, setup %d, reduction %d lines)",
 			 sk->npmap, sk->ncmap, sk->nsetup, sk->nreduce);
+		return -1;
+	}
+	if (!epi || !done || epi >= done) {
+		snprintf(why, wn, "the reduction's first branch goes to %s, not to the epilogue", sk->epi);
 		return -1;
 	}
 	return 0;
@@ -1040,6 +1086,88 @@ static int slot_cmp(const void *a, const void *b)
 	return x->own < y->own ? -1 : x->own > y->own;
 }
 
+/* What a unit is, as one side of the kernel sees it. */
+struct unit_seen {
+	uint32_t unit, tile, kbeg, kblocks, m0, n0;
+	/* the consumers' reduction: straight on, or its slot, counter and
+	 * the counter's bound */
+	int direct;
+	uint64_t own, ca, bound;
+};
+
+static int same_unit(const struct unit_seen *a, const struct unit_seen *b)
+{
+	return a->unit == b->unit && a->tile == b->tile && a->kbeg == b->kbeg &&
+	       a->kblocks == b->kblocks && a->m0 == b->m0 && a->n0 == b->n0;
+}
+
+/* One consumer thread from its setup: with only = -1 it walks its own
+ * units into w->seen (up to w->max; the count in w->nseen), running the
+ * map, the tile origin and the reduction of each; with only a unit, that
+ * unit alone (its reduction also in w->direct, own, ca, bound).  0, or
+ * -1 (why in mc). */
+struct walk_ctx {
+	const struct split_kernel *sk;
+	uint32_t units, tiles_m, tiles_n;
+	struct unit_seen *seen;
+	uint32_t nseen, max;
+	int direct;               /* the last unit's reduction went straight on */
+	uint64_t own, ca, bound;  /* its slot, counter and counter bound */
+};
+
+static int consumer_run(struct walk_ctx *w, struct machine *mc, uint32_t wg, uint32_t tid,
+			int64_t only)
+{
+	const struct split_kernel *sk = w->sk;
+	set(mc, "%wg", wg, NULL);
+	set(mc, "%thread", 128 * wg + tid, NULL);
+	set(mc, "%lane", tid % 32, NULL);
+	set(mc, "%warp", 4 * wg + tid / 32, NULL);
+	if (run_span(mc, sk->setup, sk->nsetup, NULL))
+		return -1;
+	if (only >= 0)
+		set(mc, "%tile", (uint64_t)only, NULL);
+	w->nseen = 0;
+	for (uint32_t guard = 0; guard <= w->units; guard++) {
+		uint32_t u = (uint32_t)need(mc, "%tile");
+		if (mc->error || u >= w->units)
+			return mc->error ? -1 : 0;
+		if (run_span(mc, sk->cmap, sk->ncmap, "$c_whole") < 0)
+			return -1;
+		struct unit_seen s = { .unit = u, .tile = (uint32_t)need(mc, "%tile"),
+				       .kbeg = (uint32_t)need(mc, sk->kbeg),
+				       .kblocks = (uint32_t)need(mc, "%kblocks") };
+		set(mc, "%tiles_m", w->tiles_m, NULL);
+		set(mc, "%tiles_n", w->tiles_n, NULL);
+		for (int i = 0; i < sk->k.ncfn && !mc->error; i++)
+			step(mc, &sk->k.cfn[i]);
+		for (int i = 0; i < sk->k.ncpost && !mc->error; i++)
+			step(mc, &sk->k.cpost[i]);
+		s.m0 = (uint32_t)need(mc, "%m0");
+		s.n0 = (uint32_t)need(mc, "%n0");
+		w->direct = run_span(mc, sk->reduce, sk->nreduce, sk->epi);
+		if (w->direct < 0 || mc->error)
+			return -1;
+		if (!w->direct) {
+			w->own = need(mc, sk->own);
+			w->ca = need(mc, sk->ca);
+			w->bound = need(mc, sk->bound);
+		}
+		s.direct = w->direct;
+		s.own = w->own;
+		s.ca = w->ca;
+		s.bound = w->bound;
+		if (w->nseen < w->max)
+			w->seen[w->nseen++] = s;
+		if (only >= 0 || mc->error)
+			return mc->error ? -1 : 0;
+		if (run_span(mc, sk->cnext, sk->ncnext, NULL))
+			return -1;
+	}
+	m_fail(mc, "%s", "the consumers' walk does not end");
+	return -1;
+}
+
 /* One problem, S and grid through the kernel: 0, or -1 with why. */
 static int split_cover(const struct split_kernel *sk, uint32_t m, uint32_t n, uint32_t k,
 		       const mmagen_gemm_info *info, unsigned splits, unsigned grid, char *why,
@@ -1050,29 +1178,44 @@ static int split_cover(const struct split_kernel *sk, uint32_t m, uint32_t n, ui
 	uint32_t kball = (k + info->tile_k - 1) / info->tile_k;
 	uint32_t s_eff = splits < 1 ? 1 : splits > kball ? kball : splits;
 	uint64_t wg_bytes = 64ull * bn * 4, ws_bytes = 0, ctr_bytes = 0;
+	/* the documented walk: whole = floor(T / G) * G of the T cluster
+	 * tiles (G clusters) run whole, each later one in min(S, K blocks)
+	 * units; the workspace holds S slices of two warpgroup slots per
+	 * tail tile and CTA, the counters one u32 per tail tile, CTA and
+	 * warpgroup */
+	uint32_t ctiles = (rows + cl - 1) / cl * cols, whole = ctiles / (grid / cl) * (grid / cl);
+	uint32_t units_want = whole + (ctiles - whole) * s_eff;
+	uint64_t ws_want = (uint64_t)(ctiles - whole) * cl * splits * 2 * wg_bytes;
+	uint64_t ctr_want = (uint64_t)(ctiles - whole) * cl * 2 * 4;
 	uint32_t *kmask = calloc((size_t)rows * cols, sizeof *kmask);
-	unsigned char *units = calloc((size_t)rows * cols, 1);
+	unsigned char *units = calloc((size_t)rows * cols, 1), *tail = calloc((size_t)rows * cols, 1);
+	unsigned char *walked = calloc((size_t)units_want * cl + 1, 1);
+	struct unit_seen *pseen = calloc((size_t)units_want + 1, sizeof *pseen);
+	struct unit_seen *cseen = calloc((size_t)units_want + 1, sizeof *cseen);
 	size_t nslots = 0, cap = 64;
 	struct slot *slots = malloc(cap * sizeof *slots);
 	struct machine mc = { .m = m, .n_ = n, .k = k, .splits = splits };
-	int rc = -1;
+	int rc = -1, swept = 0;
 
 	if (mmagen_gemm_split_buffers_grid(info, m, n, splits, grid, &ws_bytes, &ctr_bytes)) {
 		snprintf(why, wn, "split_buffers_grid: %s", mmagen_last_error());
 		goto out;
 	}
-	/* the documented walk: whole = floor(T / G) * G of the T cluster
-	 * tiles (G clusters) run whole, each later one in min(S, K blocks) */
-	uint32_t ctiles = (rows + cl - 1) / cl * cols, whole = ctiles / (grid / cl) * (grid / cl);
-	uint32_t units_want = whole + (ctiles - whole) * s_eff;
+	if (ws_bytes != ws_want || ctr_bytes != ctr_want) {
+		snprintf(why, wn, "split_buffers_grid: %llu and %llu bytes; want %llu and %llu",
+			 (unsigned long long)ws_bytes, (unsigned long long)ctr_bytes,
+			 (unsigned long long)ws_want, (unsigned long long)ctr_want);
+		goto out;
+	}
 	mc.nctaid = grid;
 	mc.nclusterid = grid / cl;
 	for (unsigned cta = 0; cta < grid; cta++) {
-		uint32_t tiles = 0, tm = 0, tn = 0;
+		uint32_t tiles = 0, tm = 0, tn = 0, np = 0;
 		mc.ctaid = cta;
 		mc.clusterid = cta / cl;
 		mc.rank = cta % cl;
 		mc.n = 0;
+		mc.error = 0;
 		if (run_prologue(&sk->k, &mc, &tiles, &tm, &tn)) {
 			snprintf(why, wn, "unit count: %s", mc.why);
 			goto out;
@@ -1082,102 +1225,174 @@ static int split_cover(const struct split_kernel *sk, uint32_t m, uint32_t n, ui
 				 tiles, units_want, whole, ctiles - whole, s_eff);
 			goto out;
 		}
-		for (uint32_t u = cl > 1 ? mc.clusterid : cta; u < tiles; u += cl > 1 ? mc.nclusterid : grid) {
-			/* the producer's map, then the consumers' */
-			uint32_t pt, pkb, pkn, ctile, ckb, ckn;
-			struct origin po;
-			set(&mc, "%tile", u, NULL);
-			int pj = run_span(&mc, sk->pmap, sk->npmap);
-			pt = (uint32_t)need(&mc, "%tile");
-			pkb = (uint32_t)need(&mc, sk->kbeg);
-			pkn = (uint32_t)need(&mc, "%kblocks");
-			if (!mc.error && origin_of(&sk->k, &mc, pt, tm, tn, &po) == 0) {
-				set(&mc, "%tile", u, NULL);
-				int cj = run_span(&mc, sk->cmap, sk->ncmap);
-				ctile = (uint32_t)need(&mc, "%tile");
-				ckb = (uint32_t)need(&mc, sk->kbeg);
-				ckn = (uint32_t)need(&mc, "%kblocks");
-				if (pj < 0 || cj < 0)
-					m_fail(&mc, "%s", "a branch in a unit's map other than to its end");
-				else if (pj != cj || pt != ctile || pkb != ckb || pkn != ckn) {
-					snprintf(why, wn, "CTA %u unit %u: producer tile %u K %u+%u, consumers tile %u K %u+%u",
-						 cta, u, pt, pkb, pkn, ctile, ckb, ckn);
-					goto out;
-				}
+		/* the producer's walk */
+		struct machine pm = mc;
+		run_span(&pm, sk->pstart, sk->npstart, NULL);
+		for (uint32_t guard = 0; !pm.error; guard++) {
+			uint32_t u = (uint32_t)need(&pm, "%tile");
+			if (pm.error || u >= tiles)
+				break;
+			if (guard > tiles) {
+				m_fail(&pm, "%s", "the producer's walk does not end");
+				break;
 			}
-			if (mc.error) {
-				snprintf(why, wn, "CTA %u unit %u: %s", cta, u, mc.why);
+			if (run_span(&pm, sk->pmap, sk->npmap, "$p_whole") < 0)
+				break;
+			struct unit_seen s = { .unit = u, .tile = (uint32_t)need(&pm, "%tile"),
+					       .kbeg = (uint32_t)need(&pm, sk->kbeg),
+					       .kblocks = (uint32_t)need(&pm, "%kblocks") };
+			struct origin o;
+			if (pm.error || origin_of(&sk->k, &pm, s.tile, tm, tn, &o))
+				break;
+			s.m0 = o.m0;
+			s.n0 = o.n0;
+			pseen[np++] = s;
+			if (walked[(size_t)u * cl + mc.rank]++) {
+				snprintf(why, wn, "unit %u walked twice by rank %u", u, mc.rank);
 				goto out;
 			}
-			if (pkn < 1 || pkb + pkn > kball) {
-				snprintf(why, wn, "CTA %u unit %u: K blocks %u+%u of %u", cta, u, pkb, pkn, kball);
+			run_span(&pm, sk->pnext, sk->npnext, NULL);
+		}
+		if (pm.error) {
+			snprintf(why, wn, "CTA %u, producer: %s", cta, pm.why);
+			goto out;
+		}
+		/* each consumer warpgroup's walk (thread 0): the same units */
+		for (uint32_t wg = 1; wg <= 2; wg++) {
+			struct machine cm = mc;
+			struct walk_ctx w = { .sk = sk, .units = tiles, .tiles_m = tm, .tiles_n = tn,
+					      .seen = cseen, .max = units_want + 1 };
+			if (consumer_run(&w, &cm, wg, 0, -1)) {
+				snprintf(why, wn, "CTA %u warpgroup %u: %s", cta, wg, cm.why);
 				goto out;
 			}
-			int in = po.m0 < m && po.n0 < n;
-			size_t key = (size_t)(po.m0 / bm) * cols + po.n0 / bn;
-			if (in) {
-				uint32_t bits = (pkn >= 32 ? ~0u : ((1u << pkn) - 1)) << pkb;
-				if (kmask[key] & bits) {
-					snprintf(why, wn, "tile (%u, %u): K blocks %u+%u taken twice (CTA %u unit %u)",
-						 po.m0, po.n0, pkb, pkn, cta, u);
-					goto out;
-				}
-				kmask[key] |= bits;
-				units[key]++;
+			uint32_t same = 0;
+			while (same < np && same < w.nseen && same_unit(&cseen[same], &pseen[same]))
+				same++;
+			if (w.nseen != np || same != np) {
+				uint32_t i = same;
+				snprintf(why, wn, "CTA %u warpgroup %u: the consumers walk %u units, the producer %u; at the %u-th: unit %u tile %u K %u+%u at (%u, %u) against unit %u tile %u K %u+%u at (%u, %u)",
+					 cta, wg, w.nseen, np, i, i < w.nseen ? cseen[i].unit : 0,
+					 i < w.nseen ? cseen[i].tile : 0, i < w.nseen ? cseen[i].kbeg : 0,
+					 i < w.nseen ? cseen[i].kblocks : 0, i < w.nseen ? cseen[i].m0 : 0,
+					 i < w.nseen ? cseen[i].n0 : 0, i < np ? pseen[i].unit : 0,
+					 i < np ? pseen[i].tile : 0, i < np ? pseen[i].kbeg : 0,
+					 i < np ? pseen[i].kblocks : 0, i < np ? pseen[i].m0 : 0,
+					 i < np ? pseen[i].n0 : 0);
+				goto out;
 			}
-			/* the reduction of each warpgroup (thread 0): a slot, or
-			 * straight on to the epilogue */
-			for (uint32_t wg = 1; wg <= 2; wg++) {
-				set(&mc, "%wg", wg, NULL);
-				set(&mc, "%thread", 128 * wg, NULL);
-				set(&mc, "%lane", 0, NULL);
-				set(&mc, "%warp", 4 * wg, NULL);
-				run_span(&mc, sk->setup, sk->nsetup);
-				set(&mc, "%tile", pt, NULL);
-				set(&mc, "%m0", po.m0, NULL);
-				set(&mc, "%n0", po.n0, NULL);
-				mc.error = 0;
-				int direct = run_span(&mc, sk->reduce, sk->nreduce);
-				uint64_t own = direct ? 0 : need(&mc, sk->own);
-				uint64_t ca = direct ? 0 : need(&mc, sk->ca);
-				if (direct < 0 || mc.error) {
-					snprintf(why, wn, "CTA %u unit %u warpgroup %u: reduction: %s", cta, u, wg,
-						 direct < 0 ? "a branch other than to the epilogue" : mc.why);
+			/* each unit's reduction, this warpgroup's thread 0 */
+			for (uint32_t i = 0; i < np; i++) {
+				const struct unit_seen *s = &pseen[i];
+				int is_tail = s->tile >= whole && s_eff > 1;
+				w.direct = cseen[i].direct;
+				w.own = cseen[i].own;
+				w.ca = cseen[i].ca;
+				w.bound = cseen[i].bound;
+				if (w.direct == is_tail) {
+					snprintf(why, wn, "CTA %u unit %u (K %u+%u of %u): %s", cta, s->unit,
+						 s->kbeg, s->kblocks, kball,
+						 w.direct ? "a slice of a split tile skipped its slot" :
+							    "a whole tile took a slot");
 					goto out;
 				}
-				int tail = pt >= whole && s_eff > 1;
-				if (direct == tail) {
-					snprintf(why, wn, "CTA %u unit %u (K %u+%u of %u): %s", cta, u, pkb, pkn,
-						 kball, direct ? "a slice of a split tile skipped its slot" :
-								 "a whole tile took a slot");
-					goto out;
-				}
-				if (direct)
+				if (w.direct)
 					continue;
-				if (own < WS_BASE || own + wg_bytes > WS_BASE + ws_bytes || (own - WS_BASE) % wg_bytes ||
-				    ca < CTR_BASE || ca + 4 > CTR_BASE + ctr_bytes || (ca - CTR_BASE) % 4) {
-					snprintf(why, wn, "CTA %u unit %u warpgroup %u: slot +%llu (workspace %llu bytes), counter +%llu (%llu bytes)",
-						 cta, u, wg, (unsigned long long)(own - WS_BASE),
-						 (unsigned long long)ws_bytes, (unsigned long long)(ca - CTR_BASE),
-						 (unsigned long long)ctr_bytes);
+				if (w.bound != s_eff - 1 || w.own < WS_BASE ||
+				    w.own + wg_bytes > WS_BASE + ws_want || (w.own - WS_BASE) % wg_bytes ||
+				    w.ca < CTR_BASE || w.ca + 4 > CTR_BASE + ctr_want || (w.ca - CTR_BASE) % 4) {
+					snprintf(why, wn, "CTA %u unit %u warpgroup %u: slot +%llu (workspace %llu bytes), counter +%llu (%llu bytes) counting to %llu (want %u)",
+						 cta, s->unit, wg, (unsigned long long)(w.own - WS_BASE),
+						 (unsigned long long)ws_want, (unsigned long long)(w.ca - CTR_BASE),
+						 (unsigned long long)ctr_want, (unsigned long long)w.bound,
+						 s_eff - 1);
 					goto out;
 				}
 				if (nslots == cap)
 					slots = realloc(slots, (cap *= 2) * sizeof *slots);
-				slots[nslots++] = (struct slot){ own, ca, (uint32_t)(key * 2 + wg - 1) };
+				slots[nslots++] = (struct slot){ w.own, w.ca,
+					(uint32_t)(((s->tile - whole) * cl + mc.rank) * 2 + wg - 1) };
+				/* once per problem: all 128 threads of the warpgroup
+				 * store the slot's every 16 bytes once */
+				if (!swept && wg == 2) {
+					unsigned char *cover16 = calloc(2 * wg_bytes / 16, 1);
+					uint64_t base = w.own - wg_bytes;   /* warpgroup 1's slot */
+					int bad = 0;
+					for (uint32_t g = 1; g <= 2 && !bad; g++)
+						for (uint32_t t = 0; t < 128 && !bad; t++) {
+							struct machine tmc = mc;
+							if (consumer_run(&w, &tmc, g, t, s->unit) || w.direct) {
+								snprintf(why, wn, "CTA %u unit %u warpgroup %u thread %u: %s",
+									 cta, s->unit, g, t, w.direct ? "no slot" : tmc.why);
+								bad = 1;
+								break;
+							}
+							for (unsigned q = 0; q < sk->noffs && !bad; q++) {
+								uint64_t at = w.own + sk->offs[q];
+								if (at < base || at + 16 > base + 2 * wg_bytes || (at - base) % 16 ||
+								    cover16[(at - base) / 16]++) {
+									snprintf(why, wn, "CTA %u unit %u warpgroup %u thread %u: a store at slot +%lld",
+										 cta, s->unit, g, t, (long long)(at - base));
+									bad = 1;
+								}
+							}
+						}
+					for (uint64_t q = 0; q < 2 * wg_bytes / 16 && !bad; q++)
+						if (cover16[q] != 1) {
+							snprintf(why, wn, "CTA %u unit %u: 16 bytes at slot +%llu stored %u times",
+								 cta, s->unit, (unsigned long long)(q * 16), cover16[q]);
+							bad = 1;
+						}
+					free(cover16);
+					if (bad)
+						goto out;
+					swept = 1;
+				}
 			}
 		}
+		/* K coverage, from the walk both sides agree on */
+		for (uint32_t i = 0; i < np; i++) {
+			const struct unit_seen *s = &pseen[i];
+			if (s->kblocks < 1 || s->kbeg + s->kblocks > kball) {
+				snprintf(why, wn, "CTA %u unit %u: K blocks %u+%u of %u", cta, s->unit, s->kbeg,
+					 s->kblocks, kball);
+				goto out;
+			}
+			if (s->m0 % bm || s->n0 % bn || s->n0 >= n ||
+			    (s->m0 >= m && !(mc.rank > 0 && s->m0 / bm == rows))) {
+				snprintf(why, wn, "CTA %u unit %u: origin (%u, %u)", cta, s->unit, s->m0, s->n0);
+				goto out;
+			}
+			if (s->m0 >= m)
+				continue;
+			size_t key = (size_t)(s->m0 / bm) * cols + s->n0 / bn;
+			uint32_t bits = (s->kblocks >= 32 ? ~0u : ((1u << s->kblocks) - 1)) << s->kbeg;
+			if (kmask[key] & bits) {
+				snprintf(why, wn, "tile (%u, %u): K blocks %u+%u taken twice (CTA %u unit %u)",
+					 s->m0, s->n0, s->kbeg, s->kblocks, cta, s->unit);
+				goto out;
+			}
+			kmask[key] |= bits;
+			units[key]++;
+			tail[key] = s->tile >= whole;
+		}
 	}
-	/* every tile inside M x N: all its K blocks; one unit when it is
-	 * whole, min(S, K blocks) when it is split */
-	for (size_t i = 0; i < (size_t)rows * cols; i++)
-		if (kmask[i] != (kball >= 32 ? ~0u : (1u << kball) - 1) ||
-		    (units[i] != 1 && units[i] != s_eff)) {
-			snprintf(why, wn, "tile (%zu, %zu): K mask %#x of %u blocks in %u units", i / cols * bm,
-				 i % cols * bn, kmask[i], kball, units[i]);
+	/* every unit walked once by each rank; every tile inside M x N: all
+	 * its K blocks, in one unit when whole and min(S, K blocks) in the tail */
+	for (size_t i = 0; i < (size_t)units_want * cl; i++)
+		if (walked[i] != 1) {
+			snprintf(why, wn, "unit %zu walked %u times by rank %zu", i / cl, walked[i], i % cl);
 			goto out;
 		}
-	/* slots apart; a counter per (tile, warpgroup), shared by its slices */
+	for (size_t i = 0; i < (size_t)rows * cols; i++)
+		if (kmask[i] != (kball >= 32 ? ~0u : (1u << kball) - 1) ||
+		    units[i] != (tail[i] ? s_eff : 1)) {
+			snprintf(why, wn, "tile (%zu, %zu)%s: K mask %#x of %u blocks in %u units",
+				 i / cols * bm, i % cols * bn, tail[i] ? " (tail)" : "", kmask[i], kball,
+				 units[i]);
+			goto out;
+		}
+	/* slots apart; a counter per (tile, CTA, warpgroup), shared by its slices */
 	qsort(slots, nslots, sizeof *slots, slot_cmp);
 	for (size_t i = 0; i < nslots; i++) {
 		if (i && slots[i].own == slots[i - 1].own) {
@@ -1197,6 +1412,10 @@ static int split_cover(const struct split_kernel *sk, uint32_t m, uint32_t n, ui
 out:
 	free(kmask);
 	free(units);
+	free(tail);
+	free(walked);
+	free(pseen);
+	free(cseen);
 	free(slots);
 	return rc;
 }
@@ -1205,7 +1424,7 @@ out:
 static int split_sweep(const char *ptx, const mmagen_gemm_info *info, unsigned *runs, char *why,
 		       size_t wn)
 {
-	static const uint32_t ms[] = { 1, 200, 1000 }, ns[] = { 8, 300, 1100 };
+	static const uint32_t ms[] = { 1, 200, 520 }, ns[] = { 8, 300, 700 };
 	static const uint32_t kbs[] = { 1, 2, 7 };
 	static const unsigned ss[] = { 1, 3, 9 }, grids[] = { 1, 3, 16, 132 };
 	struct split_kernel sk;
@@ -1301,6 +1520,43 @@ static void test_split(void)
 	      "slices one warpgroup slot apart went unnoticed: %s", half ? why : "");
 	free(quot);
 	free(half);
+
+	/* more: the consumers' map without its first K block's zero; the
+	 * producer stepping two grids at a time; the reduction's early exit
+	 * to the next unit rather than the epilogue; the counter counting to
+	 * S rather than S - 1; a thread's 16 bytes 32 apart */
+	char kb0[64], epi_to[64];
+	struct split_kernel sk;
+	int parsed = !split_parse(ptx, &sk, why, sizeof why);
+	CHECK(parsed, "parse the split kernel: %s", why);
+	snprintf(kb0, sizeof kb0, "\tmov.u32 %s, 0;\n", parsed ? sk.kbeg : "?");
+	snprintf(epi_to, sizeof epi_to, "bra.uni %s;", parsed ? sk.epi : "?");
+	if (parsed)
+		split_free(&sk);
+	static const char step2[] = "add.u32 %tile, %tile, %t;\n\tadd.u32 %tile, %tile, %t;\n\tbra $p_tile;";
+	const struct { const char *after, *from, *to, *what; } more[] = {
+		{ "\n$c_tile:", kb0, "\n", "the consumers' map without kbeg = 0" },
+		{ "bra $p_kblock;", "add.u32 %tile, %tile, %t;\n\tbra $p_tile;", step2,
+		  "the producer stepping by two grids" },
+		{ "// the K slices' sums meet", epi_to, "bra.uni $c_unit_done;",
+		  "the reduction's early exit to the next unit" },
+		{ "bar.sync %wg, 128;", ", 1;\n", ", 0;\n", "the counter counting to S" },
+		{ "[pworkspace]", ", 16;\n", ", 32;\n", "a thread's 16 bytes 32 apart" },
+	};
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+		const char *a = strstr(ptx, more[i].after);
+		const char *at = a ? strstr(a, more[i].from) : NULL;
+		if (!at) {
+			fail("mutant '%s': its line is not in the kernel (update this test)", more[i].what);
+			continue;
+		}
+		char *mut = malloc(strlen(ptx) + strlen(more[i].to) + 1);
+		memcpy(mut, ptx, (size_t)(at - ptx));
+		strcpy(mut + (at - ptx), more[i].to);
+		strcat(mut, at + strlen(more[i].from));
+		CHECK(split_sweep(mut, &info, &n, why, sizeof why), "%s went unnoticed", more[i].what);
+		free(mut);
+	}
 	mmagen_free(ptx);
 }
 
