@@ -1011,13 +1011,12 @@ static void split_free(struct split_kernel *sk)
 	free(sk->cnext);
 }
 
-/* The line that holds `at`, alone, into *out. */
-static void line_of(const char *ptx, const char *at, struct ins **out, int *n)
+/* The start of the line of ptx that holds `at`. */
+static const char *line_start(const char *ptx, const char *at)
 {
-	const char *b = at;
-	while (b > ptx && b[-1] != '\n')
-		b--;
-	parse_span(b, strchr(at, '\n') + 1, out, n);
+	while (at > ptx && at[-1] != '\n')
+		at--;
+	return at;
 }
 
 static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size_t wn)
@@ -1029,16 +1028,12 @@ static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size
 	}
 	const char *pt = strstr(ptx, "\n$p_tile:"), *ct = strstr(ptx, "\n$c_tile:");
 	const char *ws = strstr(ptx, "[pworkspace]"), *done = strstr(ptx, "\n$c_unit_done:");
-	if (pt)
-		line_of(ptx, pt - 1, &sk->pstart, &sk->npstart);   /* mov.u32 %tile, first */
+	if (pt)                /* the line before: mov.u32 %tile, first */
+		parse_span(line_start(ptx, pt - 1), pt + 1, &sk->pstart, &sk->npstart);
 	sk->pmap = span_of(pt, "$exit;", "$p_whole:", &sk->npmap);
 	sk->pnext = span_of(pt, "bra $p_kblock;", "\tbra $p_tile;", &sk->npnext);
-	if (ws && ct) {      /* from the workspace's load to $c_tile */
-		const char *b = ws;
-		while (b > ptx && b[-1] != '\n')
-			b--;
-		parse_span(b, ct + 1, &sk->setup, &sk->nsetup);
-	}
+	if (ws && ct)          /* from the workspace's load to $c_tile */
+		parse_span(line_start(ptx, ws), ct + 1, &sk->setup, &sk->nsetup);
 	sk->cmap = span_of(ct, "$exit;", "$c_whole:", &sk->ncmap);
 	sk->reduce = span_of(ptx, "// the K slices' sums meet", "\tbar.red", &sk->nreduce);
 	sk->cnext = span_of(done, "$c_unit_done:", "\tbra.uni $c_tile;", &sk->ncnext);
@@ -1077,7 +1072,7 @@ static int split_parse(const char *ptx, struct split_kernel *sk, char *why, size
 
 struct slot {
 	uint64_t own, ca;
-	uint32_t key;             /* (output tile, warpgroup): one counter */
+	uint32_t key;             /* (tail tile, CTA, warpgroup): one counter */
 };
 
 static int slot_cmp(const void *a, const void *b)
