@@ -15,6 +15,8 @@ struct gemm_plan {
 	unsigned stages, group, cluster;
 	int promote;                /* FP8: per-K-block partial sums added in f32 */
 	unsigned promote_every;     /* ... every this many K blocks (a power of 2) */
+	int promote_pipe;           /* ... with two sets of partial sums, K blocks
+				     * in pairs (kernel_gemm_sm90.c) */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned d_stage;           /* bytes of D's staging for tensor stores */
 	unsigned d_bufs;            /* its 64-row chunk buffers per warpgroup */

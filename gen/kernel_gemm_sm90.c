@@ -158,6 +158,16 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		}
 		g->promote_every = kb;
 	}
+	/* FP8 tiles of 16-64 rows, up to 128 wide, promoting every K block:
+	 * a second set of partial sums (3 x 64 of the consumers' 232
+	 * registers), K blocks in pairs, one set promoted while the other's
+	 * wgmma run.  Such tiles wait on their wgmma every K block with
+	 * little else to do (H200, against cuBLASLt in the same runs:
+	 * 16 x 4096 x 4096 0.875 -> 0.980, 128 x 4096 x 4096 in 64x64 tiles
+	 * 0.943 -> 1.044, 16 x 4096 x 14336 0.963 -> 1.003); 128-row tiles
+	 * were slower with it (128x128 at 8192^3: 1.363M cycles against
+	 * 1.324M), and 128x192 has no room */
+	g->promote_pipe = g->promote && g->promote_every == 1 && g->bn <= 128 && g->bm < GEMM_BM;
 	if (g->promote && g->bn > 192)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"FP8 tiles keep two accumulators (wgmma's partial sums and the f32 sums): tile N is at most 192, not %u",
@@ -226,6 +236,16 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		g->smem += 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES;
 		g->d_bufs = chunks;
 		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
+	} else if (g->d_bufs >= 2 && chunks > g->d_bufs) {
+		/* else as many buffers as fit, a chunk's store then waits on
+		 * the store bufs chunks back (INT8 -> s32 128x192, 4 stages:
+		 * 4 buffers where 2 were) */
+		unsigned bufs = (SMEM_LIMIT - (g->smem - g->d_stage)) / (2 * D_CHUNK_BYTES);
+		if (bufs > g->d_bufs) {
+			g->d_bufs = bufs < chunks ? bufs : chunks - 1;
+			g->smem += 2 * D_CHUNK_BYTES * g->d_bufs - g->d_stage;
+			g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
+		}
 	}
 	unsigned most = (SMEM_LIMIT - keep - 64) / (g->a_stage + g->b_stage + 16);
 	if (most > 32)
@@ -509,7 +529,7 @@ static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c
 		return;
 	}
 	ke(kb, "\t@$r cp.async.bulk.wait_group.read $u;\n\tbar.sync $r, 128;\n"
-	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->bufs == 1 ? 0 : 1, e->wgbar, base, e->srow,
+	       "\tadd.u32 $r, $r, $r;\n", e->issuer, e->bufs - 1, e->wgbar, base, e->srow,
 	   e->ebuf);
 }
 
@@ -541,8 +561,12 @@ static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 	   e->wgbar, e->issuer, skip);
 	chunk_store(kb, e, x, y, base, c * cols);
 	ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n", skip);
+	/* the next buffer, round the warpgroup's bufs */
 	if (e->bufs == 2)
 		ke(kb, "\txor.b32 $r, $r, $u;\n", e->ebuf, e->ebuf, D_CHUNK_BYTES);
+	else if (e->bufs > 2)
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\trem.u32 $r, $r, $u;\n", e->ebuf, e->ebuf,
+		   D_CHUNK_BYTES, e->ebuf, e->ebuf, e->bufs * D_CHUNK_BYTES);
 }
 
 /* The pair (lo, hi) of column group jj of the chunk, row half h, into
@@ -673,12 +697,9 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 /* FP8: each K block's wgmma start from zero (their own accumulation has
  * reduced precision on sm_90) and are added into f32 sums, as DeepGEMM
  * does; `sums` holds them. */
-static void emit_promotion(struct kb *kb, kreg sums, kreg part)
+static void emit_promotion(struct kb *kb, kreg sums, kreg part, const char *slot)
 {
-	kb_at(kb, "tile_start");
-	for (unsigned i = 0; i < sums.n; i++)
-		ke(kb, "\tmov.f32 $r, 0f00000000;\n", kr_at(sums, i));
-	kb_at(kb, "promote_sums");
+	kb_at(kb, slot);
 	for (unsigned i = 0; i < sums.n; i++)
 		ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i), kr_at(part, i));
 }
@@ -865,14 +886,32 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	       "\tmbarrier.arrive.shared::cta.b64 _, [%bar];\n");
 	kb_at(&kb, "tile_start");
 	kreg spare = { 0 };
+	kreg part_b = { 0 };
 	if (g->promote) {
 		kreg sums = kb_regs(&kb, K_F32, acc.n);
-		emit_promotion(&kb, sums, acc);
-		spare = acc;       /* wgmma's partial sums: dead after the last promotion */
+		kb_at(&kb, "tile_start");
+		for (unsigned i = 0; i < sums.n; i++)
+			ke(&kb, "\tmov.f32 $r, 0f00000000;\n", kr_at(sums, i));
+		emit_promotion(&kb, sums, acc, "promote_sums");
+		if (g->promote_pipe) {
+			part_b = kb_regs(&kb, K_F32, acc.n);
+			emit_promotion(&kb, sums, part_b, "promote_sums_b");
+		}
+		/* wgmma's partial sums: dead after the last promotion (of two
+		 * sets the second: split-K's loads into the first made ptxas
+		 * serialize every wgmma, C7515) */
+		spare = g->promote_pipe ? part_b : acc;
 		acc = sums;
 	}
+	kb_flag(&kb, "promote_pipe", g->promote_pipe);
 	kb_at(&kb, "mma");
 	emit_kblock(&kb, g, &in, da, db, accumulate, always);
+	if (g->promote_pipe) {
+		/* the second K block of a pair, into the second partial sums */
+		tile_find_op(&in, "d")->reg = part_b;
+		kb_at(&kb, "mma_b");
+		emit_kblock(&kb, g, &in, da, db, accumulate, always);
+	}
 	kb_at(&kb, "epilogue");
 	emit_epilogue(&kb, g, &e, acc);
 	kb_flag(&kb, "split", g->split_kernel);

@@ -155,6 +155,19 @@ step --a f16 --b f16 --acc f16 --out f16 --m 40 --n 264 --k 136 --tile 16x128
 step --a bf16 --b bf16 --out bf16 --m 30 --n 256 --k 128 --layout tt --tile 32x128 --cluster 1
 step --a e4m3 --b e4m3 --out e4m3 --m 33 --n 384 --k 256 --tile 32x192 --d-scale 0.5
 step --a tf32 --b tf32 --out f32 --m 16 --n 3000 --k 520
+# FP8 tiles under 128 rows take K blocks in pairs (two sets of partial
+# sums): even and odd block counts, one block, split-K units of 4, 4
+# and 3, every FP8 mix, C, FP8 D, M past the tile
+step --a e4m3 --b e4m3 --out bf16 --m 16 --n 4096 --k 4096
+step --a e5m2 --b e4m3 --out f32 --m 40 --n 300 --k 1152 --tile 64x128 --beta 0.5
+step --a e4m3 --b e5m2 --out f16 --m 100 --n 500 --k 1408 --tile 64x96 --split-k 3
+step --a e5m2 --b e5m2 --out e4m3 --m 16 --n 256 --k 256 --tile 16x32 --d-scale 2
+step --a e4m3 --b e4m3 --out bf16 --m 64 --n 128 --k 128 --tile 32x64 --alpha -1
+# D's staging in as many buffers as fit (4 of 6 chunks, 5 of 8), the
+# buffers taken in turn across a CTA's tiles
+step --a s8 --b u8 --out s32 --m 1000 --n 1000 --k 512 --tile 128x192 --beta 2
+step --a bf16 --b bf16 --out f32 --m 1500 --n 2000 --k 512
+step --a tf32 --b tf32 --out f32 --m 1000 --n 1300 --k 256 --tile 128x256 --stages 3 --beta -0.5
 }
 
 fi

@@ -11,18 +11,22 @@ over sequences of work units of 1 to 17 K blocks (a split-K kernel's
 slices are such units).  wgmma is modelled by the PTX ISA's rules for
 async groups: wgmma.commit_group closes a group, wait_group N returns
 when at most N are pending; a wgmma with scale-d false starts its
-accumulator afresh.  Checked:
+accumulator afresh, and writes the set of registers its braces name
+(FP8 tiles under 128 rows keep two sets of partial sums and take K blocks
+in pairs, one set promoted while the other's wgmma run).  Checked:
   - each use of a stage is released exactly once by the releasing lane,
     only after the wgmma that read it have retired, and before the warp
     waits on that stage again (else the producer never refills it);
   - the phase a warp waits for is the stage's use count mod 2;
-  - at each promotion (the add.f32 of the partial sums into the f32 sums)
-    no wgmma is in flight, and over a unit every (K block, k step) product
-    reaches the sums exactly once (bf16: the accumulator holds them all);
+  - at each promotion (the add.f32 of a set of partial sums into the f32
+    sums) no wgmma in flight writes that set, and over a unit every
+    (K block, k step) product reaches the sums exactly once (bf16: the
+    accumulator holds them all);
   - nothing is in flight when the unit's epilogue starts.
 Then the same replay must fail on mutated kernels (the K block 0 test of
 scale-d dropped, the unit's last block not promoted, an interval's end
-moved, a wait that lets one group too many stay in flight), so that a
+moved, a wait that lets one group too many stay in flight, a pair's
+waits loosened), so that a
 replay that checks nothing cannot pass.  Exit 0 when all is as stated,
 1 otherwise.  (Written first by a reviewer as a simulation of the loop.)"""
 import re
@@ -58,29 +62,31 @@ def run(txt, wg, leader, units, idle=False):
     m = re.search(r'selp.u32 %poff, (\d+), 0, %p', pre)
     if m and wg == 2: poff = int(m.group(1))
     ins, labels = parse(loop + '\n$c_epilogue:\n')
-    steps_per_kb = loop.count('wgmma.mma_async')
+    # (a pair's two blocks come before `$c_single:`, one block's path after)
+    one = loop[loop.index('$c_single:'):] if '$c_single:' in loop else loop
+    steps_per_kb = one.count('wgmma.mma_async')
     R = {'%stage': 0, '%phase': 0, '%poff': poff, '%leader': leader, '%idle': idle,
          '%full': 1000, '%empty': 2000, '%prev': 0xdead}
     for m in re.finditer(r'setp\.eq\.u32 (%p\d+), 0, 0;', pre): R[m.group(1)] = True
     uses = {}          # stage -> number of full-waits so far
     released = {}      # (stage, use) -> count by this warp
     log = []
-    acc = [(-1, -1)]
+    accs = {}          # a set of partial sums (its first register) -> its products
     for u, kblocks in enumerate(units):
         R['%kb'] = 0; R['%kblocks'] = kblocks
         sums = []; pending = []; opengrp = None
         pc = 0; kbuse = {}   # kb -> (stage, use)
+        waited = []          # the unit's K blocks in the order their stages were waited on
         steps = 0
         def val(x):
             x = x.strip()
             if x.startswith('%'): return R[x]
             return int(x, 0)
         def retire(n):
-            nonlocal acc
             while len(pending) > n:
                 grp = pending.pop(0)
-                for (kb, k, sd) in grp:
-                    acc = [(kb, k)] if not sd else acc + [(kb, k)]
+                for (kb, k, sd, reg) in grp:
+                    accs[reg] = [(kb, k)] if not sd else accs.get(reg, [(-1, -1)]) + [(kb, k)]
         while True:
             steps += 1
             if steps > 100000: raise Fail('loop')
@@ -106,7 +112,10 @@ def run(txt, wg, leader, units, idle=False):
                         if released.get((s, j), 0) != 1:
                             raise Fail(f'unit {u} kb {R["%kb"]}: waits on stage {s} use {n} before releasing use {j}')
                 if R['%phase'] != n % 2: raise Fail('phase mismatch')
-                uses[s] = n + 1; kbuse[R['%kb']] = (s, n)
+                # this wait is for the unit's next K block (a pair's
+                # second block waits while %kb still names the first)
+                kb = len(waited); waited.append(kb)
+                uses[s] = n + 1; kbuse[kb] = (s, n)
                 R['%p'] = True; continue
             if name == 'mbarrier.arrive.shared::cta.b64' or name == 'mbarrier.arrive.shared::cluster.b64':
                 if not leader: raise Fail('non-leader releases')
@@ -122,7 +131,7 @@ def run(txt, wg, leader, units, idle=False):
                 # wgmma reading that use must have retired
                 kbj = [kb for kb, v in kbuse.items() if v == (s, j)]
                 for grp in pending:
-                    for (kb, k, sd) in grp:
+                    for (kb, k, sd, reg) in grp:
                         if kb in kbj: raise Fail(f'unit {u} kb {R["%kb"]}: stage {s} released while its wgmma (kb {kb}) in flight')
                 if opengrp:
                     raise Fail('release with an open group')
@@ -134,7 +143,9 @@ def run(txt, wg, leader, units, idle=False):
             if name.startswith('wgmma.mma_async'):
                 m = re.search(r'\},\s*(%\w+),\s*(%\w+),\s*(%\w+)', op)
                 sd = R[m.group(3)]
-                opengrp.append((R['%kb'], len(opengrp), sd)); continue
+                reg = re.search(r'\{\s*(%\w+)', op).group(1)
+                kb = waited[-1]
+                opengrp.append((kb, sum(1 for e in opengrp if e[0] == kb), sd, reg)); continue
             if name == 'wgmma.commit_group.sync.aligned':
                 pending.append(opengrp); opengrp = None; continue
             if name == 'wgmma.wait_group.sync.aligned':
@@ -142,12 +153,14 @@ def run(txt, wg, leader, units, idle=False):
             if name == 'add.f32':
                 # promote_sums: first add of a run marks one promotion
                 if a[0] == a[1]:
-                    if pending: raise Fail(f'unit {u} kb {R["%kb"]}: promotion reads acc with wgmma in flight')
                     prev = ins[pc - 2][1] if pc >= 2 else ''
                     if not prev.startswith('add.f32'):
+                        # the run's first add reads the set's first register
+                        if any(e[3] == a[2] for grp in pending + [opengrp or []] for e in grp):
+                            raise Fail(f'unit {u} kb {R["%kb"]}: promotion reads {a[2]} with wgmma writing it in flight')
                         if not idle:
-                            if acc is None: raise Fail('promote of undefined acc')
-                            sums.extend(acc)
+                            if a[2] not in accs: raise Fail('promote of undefined acc')
+                            sums.extend(accs.pop(a[2]))
                         log.append(('prom', u, R['%kb']))
                     continue
             if name in ('mul.wide.u32', 'add.u64', 'add.s64'): continue
@@ -167,7 +180,8 @@ def run(txt, wg, leader, units, idle=False):
             raise Fail('unknown ' + op)
         if pending or opengrp: raise Fail(f'unit {u}: wgmma in flight at the epilogue')
         want = sorted((kb, k) for kb in range(kblocks) for k in range(steps_per_kb))
-        final = sums if '$c_promote' in loop or 'add.f32' in loop else acc
+        final = sums if '$c_promote' in loop or 'add.f32' in loop else \
+            next(iter(accs.values()), None)
         if not idle and sorted(final) != want:
             raise Fail(f'unit {u} kblocks {kblocks}: sums {sorted(set(final)) if final else final} != each K block once (dups {len(final)-len(set(final))})')
     # all uses released once (leader)
@@ -188,6 +202,9 @@ VARIANTS = [
     ('e4m3', 'e4m3', ['--promote', '256', '--split-k', '3']),
     ('e4m3', 'e4m3', ['--promote', '512', '--split-k', 'auto', '--tile', '128x64']),
     ('e4m3', 'e4m3', ['--promote', '1024', '--tile', '64x192', '--stages', '2']),
+    ('e4m3', 'e4m3', ['--tile', '16x64']),
+    ('e4m3', 'e5m2', ['--tile', '64x128', '--split-k', '3']),
+    ('e5m2', 'e4m3', ['--tile', '32x96', '--stages', '3']),
     ('bf16', 'bf16', []),
 ]
 
@@ -230,6 +247,17 @@ def mutate(txt, kind):
     elif kind == 'release':  # the interval's release lets two groups stay in flight
         new = re.sub(r'(@%p bra\.uni \$c_promote;\n\twgmma\.wait_group\.sync\.aligned )1;',
                      r'\g<1>2;', body, count=1)
+    elif kind == 'pair1':    # a pair's first set promoted with its wgmma in flight
+        new = re.sub(r'(\twgmma\.commit_group\.sync\.aligned;\n(?:\t//[^\n]*\n)?'
+                     r'\twgmma\.wait_group\.sync\.aligned )1;', r'\g<1>2;', body, count=1)
+    elif kind == 'pair0':    # a pair's second set promoted with its wgmma in flight
+        new = body.replace('$c_released_a:\n\twgmma.wait_group.sync.aligned 0;',
+                           '$c_released_a:\n\twgmma.wait_group.sync.aligned 1;', 1)
+    elif kind == 'pairrel':  # a pair's first stage released before its wgmma retire
+        m = re.search(r'\twgmma\.wait_group\.sync\.aligned 1;\n((?:\tadd\.f32[^\n]*\n)*)'
+                      r'(\t@!%leader bra \$c_released_a;\n(?:\t[^\n]*\n)*?\$c_released_a:\n)', body)
+        new = body.replace(m.group(0), m.group(2) + '\twgmma.wait_group.sync.aligned 1;\n' +
+                           m.group(1), 1) if m else body
     else:
         raise ValueError(kind)
     return head + new if new != body else None
@@ -249,7 +277,8 @@ def main():
             passed += 1
     # a replay that checks nothing would pass these
     for more, kinds in ((['--promote', '512'], ('kb0', 'last', 'end', 'wait', 'release')),
-                        (['--promote', '256', '--split-k', '3'], ('kb0', 'last', 'wait'))):
+                        (['--promote', '256', '--split-k', '3'], ('kb0', 'last', 'wait')),
+                        (['--tile', '16x64'], ('pair1', 'pair0', 'pairrel'))):
         txt = generate(mmagen, 'e4m3', 'e4m3', more)
         for kind in kinds:
             bad = mutate(txt, kind)

@@ -30,11 +30,13 @@ static void test_plans(void)
 		/* D's staging for TMA stores: two warpgroups x a buffer of 64
 		 * rows x 128 bytes per 128-byte chunk of the tile's columns
 		 * where that fits beside the stages (bf16 D 256 columns: 4
-		 * chunks; bf16 D of FP8's 192: 3), else two buffers (32-bit D
-		 * of 256 columns: 8 chunks, 128 KB, do not fit); FP8 takes a
-		 * fifth stage and one buffer per warpgroup, and cluster 1 */
+		 * chunks; bf16 D of FP8's 192: 3), else as many buffers as fit
+		 * (32-bit D of 256 columns: 8 chunks, 128 KB, do not fit; 5
+		 * beside 3 stages of 16-bit inputs, 2 beside 4 of 8-bit or
+		 * tf32); FP8 takes a fifth stage and one buffer per
+		 * warpgroup, and cluster 1 */
 		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 2, 256, 2 * 4 * 8192, 2 },
-		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 2, 256, 2 * 2 * 8192, 2 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 2, 256, 2 * 5 * 8192, 2 },
 		{ MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 4, 256, 2 * 2 * 8192, 2 },
 		{ MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 1, 192, 2 * 1 * 8192, 1 },
 		{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 1, 256, 2 * 2 * 8192, 2 },
