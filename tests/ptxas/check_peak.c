@@ -17,7 +17,8 @@
  *     i.e. ptxas keeps the stage, barriers and wgmma descriptors in
  *     uniform registers, which it does once the warpgroup index comes
  *     from lane 0 (shfl.sync.idx); the same kernel without that shfl must
- *     show R2UR there.
+ *     show R2UR there.  Among them an FP8 16x64 tile, whose K loop takes
+ *     K blocks in pairs.
  *
  * Exit 77 without ptxas, or for --sass without nvdisasm (said why). */
 #define _POSIX_C_SOURCE 200809L
@@ -291,7 +292,7 @@ static const char wg_shfl[] = "\tshfl.sync.idx.b32 %wg, %wg, 0, 31, -1;\n";
 /* One GEMM variant (and, without_shfl, the same kernel without the
  * warpgroup index's shfl): 0 R2UR on the way to the wgmma, or some. */
 static void sass_gemm(const char *nvdisasm, mmagen_type a, mmagen_type out, unsigned tile_m,
-		      unsigned split, int without_shfl)
+		      unsigned tile_n, unsigned split, int without_shfl)
 {
 	char cubin[600], what[200];
 	char *ptx = NULL;
@@ -304,14 +305,22 @@ static void sass_gemm(const char *nvdisasm, mmagen_type a, mmagen_type out, unsi
 	r.a = r.b = a;
 	r.out = out;
 	r.tile_m = tile_m;
+	r.tile_n = tile_n;
 	r.split_k = split;
+	char tile[40] = "";
+	if (tile_n)
+		snprintf(tile, sizeof tile, ", tile %ux%u", tile_m ? tile_m : 128, tile_n);
+	else if (tile_m)
+		snprintf(tile, sizeof tile, ", tile M %u", tile_m);
 	snprintf(what, sizeof what, "gemm %s -> %s%s%s%s", mmagen_type_name(a), mmagen_type_name(out),
-		 tile_m == 64 ? ", tile M 64" : "", split ? ", split-K auto" : "",
-		 without_shfl ? ", without the shfl" : "");
+		 tile, split ? ", split-K auto" : "", without_shfl ? ", without the shfl" : "");
 	if (mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
 		CHECK(0, "%s: %s", what, mmagen_last_error());
 		return;
 	}
+	/* FP8 tiles of 16-64 rows up to 128 wide: the K loop's pair path */
+	if (a == MMAGEN_E4M3 && tile_m && tile_m < 128 && tile_n && tile_n <= 128)
+		CHECK(strstr(ptx, "$c_pair_done:") != NULL, "%s: the kernel takes K blocks in pairs", what);
 	char *at = strstr(ptx, wg_shfl);
 	CHECK(at != NULL, "%s: the kernel takes %%wg from lane 0 (%s)", what, "shfl.sync.idx");
 	if (at && without_shfl)
@@ -344,14 +353,17 @@ static int sass(void)
 			      "pip install nvidia-cuda-nvdisasm as .ci/deps does)\n"), 77;
 	for (size_t i = 0; i < sizeof sass_forms / sizeof *sass_forms; i++)
 		sass_one(nvdisasm, sass_forms[i][0], sass_forms[i][1]);
-	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 0);
-	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0);
-	sass_gemm(nvdisasm, MMAGEN_TF32, MMAGEN_F32, 0, 0, 0);
-	sass_gemm(nvdisasm, MMAGEN_S8, MMAGEN_S32, 0, 0, 0);
-	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 64, MMAGEN_GEMM_SPLIT_AUTO, 0);
-	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_F32, 0, MMAGEN_GEMM_SPLIT_AUTO, 0);
-	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 1);
-	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 1);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_TF32, MMAGEN_F32, 0, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_S8, MMAGEN_S32, 0, 0, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 64, 0, MMAGEN_GEMM_SPLIT_AUTO, 0);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_F32, 0, 0, MMAGEN_GEMM_SPLIT_AUTO, 0);
+	/* FP8 tiles of 16-64 rows take K blocks in pairs (two loops' worth
+	 * of wgmma around one wait) */
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 16, 64, 0, 0);
+	sass_gemm(nvdisasm, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0, 1);
+	sass_gemm(nvdisasm, MMAGEN_BF16, MMAGEN_BF16, 0, 0, 0, 1);
 	return check_summary();
 }
 
