@@ -241,8 +241,8 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		 * the store bufs chunks back (INT8 -> s32 128x192, 4 stages:
 		 * 4 buffers where 2 were) */
 		unsigned bufs = (SMEM_LIMIT - (g->smem - g->d_stage)) / (2 * D_CHUNK_BYTES);
-		if (bufs > g->d_bufs) {
-			g->d_bufs = bufs < chunks ? bufs : chunks - 1;
+		if (bufs > g->d_bufs) {   /* (fewer than chunks: else the branch above) */
+			g->d_bufs = bufs;
 			g->smem += 2 * D_CHUNK_BYTES * g->d_bufs - g->d_stage;
 			g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 		}
@@ -328,8 +328,9 @@ struct ep {
 				   * (16-bit D: of the lane's stmatrix row) */
 	kreg key;                 /* this lane's 16-byte-unit bits ^ row % 8, << 4
 				   * (16-bit D: (lane/16) ^ (lane%8), << 4) */
-	kreg ebuf;                /* two buffers: 0 or D_CHUNK_BYTES, the one to fill
-				   * (one buffer: 0) */
+	kreg ebuf;                /* fewer buffers than chunks: the offset of the one
+				   * to fill, k * D_CHUNK_BYTES, taken in turn (one
+				   * buffer: 0) */
 	unsigned bufs, chunks;    /* chunk buffers per warpgroup; chunks of a tile */
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
@@ -516,9 +517,11 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
  * buffers (the issuer waits, the warpgroup syncs); after the last, the
  * writes are made visible to the async proxy, and the issuer stores each
  * chunk's 64 x 128-byte box at (n0 + chunk columns, m0 + 64 (wg-1)).
- * With two buffers the same per chunk, each filled while the other's
- * store reads it; with one, each chunk waits until the last chunk's
- * store has read it.  Uses the template's %m0, %n0, %wg. */
+ * With fewer buffers the same per chunk, the buffers taken in turn
+ * across chunks and tiles: the issuer commits one bulk group per chunk,
+ * so waiting until bufs - 1 groups are left unread frees the buffer the
+ * store bufs chunks back read (one buffer: each chunk waits until the
+ * last chunk's store has read it).  Uses the template's %m0, %n0, %wg. */
 static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 {
 	if (e->bufs >= e->chunks) {
