@@ -30,7 +30,8 @@ Checked for every variant:
 Then the same replay must fail on mutated kernels (two stmatrix registers
 swapped, the swizzle key dropped, the fence or the wait removed; with one
 buffer, a chunk that waits for one store too few or a warpgroup that does
-not sync after the issuer's wait), so that
+not sync after the issuer's wait; with buffers taken in turn, a chunk that
+leaves one store too many unread), so that
 a replay that checks nothing cannot pass.  Exit 0 when all is as stated,
 1 otherwise."""
 import re
@@ -375,6 +376,8 @@ class Replay:
             R[o[0]] = v(o[1]) * v(o[2]) + v(o[3])
         elif op == 'min.u32':
             R[o[0]] = min(v(o[1]), v(o[2]))
+        elif op == 'rem.u32':
+            R[o[0]] = v(o[1]) % v(o[2])
         elif op == 'cvt.u64.u32':
             R[o[0]] = v(o[1])
         elif op.startswith('setp.'):
@@ -463,6 +466,10 @@ VARIANTS = [
     ('tf32', 'tf32', 'f32', []),
     ('f16', 'f16', 'f32', ['--tile', '128x160']),
     ('s8', 's8', 's32', ['--tile', '128x128']),
+    # as many buffers as fit, fewer than the chunks, taken in turn over
+    # the three tiles: 4 of 6, 5 of 8
+    ('s8', 'u8', 's32', ['--tile', '128x192']),
+    ('bf16', 'bf16', 'f32', []),
 ]
 ESIZE = {'bf16': 2, 'f16': 2, 'f32': 4, 's32': 4, 'e4m3': 1, 'e5m2': 1}
 
@@ -495,6 +502,10 @@ def mutate(ptx, what):
         elif what == 'read1' and re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read 0;', l):
             # one buffer: the chunk no longer waits for the last one's read
             lines[i] = l.replace('read 0;', 'read 1;')
+        elif what == 'readk' and re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read [1-9];', l):
+            # buffers in turn: the chunk leaves one store too many unread
+            k = int(re.search(r'read (\d);', l).group(1))
+            lines[i] = l.replace('read %d;' % k, 'read %d;' % (k + 1))
         elif what == 'sync' and re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read', l) \
                 and lines[i + 1].strip().startswith('bar.sync'):
             # the warpgroup no longer waits for the issuer's wait
@@ -529,7 +540,8 @@ def main():
     # a replay that checks nothing would pass these
     for a, b, out, more, kinds in (('bf16', 'bf16', 'bf16', [], ('swap', 'key', 'fence', 'wait')),
                                    ('tf32', 'tf32', 'f32', [], ('pair', 'fence', 'wait')),
-                                   ('e4m3', 'e5m2', 'bf16', [], ('read1', 'sync', 'fence'))):
+                                   ('e4m3', 'e5m2', 'bf16', [], ('read1', 'sync', 'fence')),
+                                   ('s8', 'u8', 's32', ['--tile', '128x192'], ('readk', 'sync'))):
         ptx, bm, bn = generate(mmagen, a, b, out, more)
         for kind in kinds:
             bad = mutate(ptx, kind)
