@@ -7,6 +7,15 @@
 
 #define GEMM_KERNEL_NAME "mmagen_gemm"
 
+/* sm_90a FP8: a tile of 16-64 rows, at most 128 wide, that promotes its
+ * partial sums every K block (promote_blocks 1) takes K blocks in pairs
+ * into two sets of partial sums (kernel_gemm_sm90.c); the chooser's
+ * model (gemm_split.c) counts one promotion wait per pair */
+static inline int gemm_fp8_pairs(unsigned promote_blocks, unsigned tile_m, unsigned tile_n)
+{
+	return promote_blocks == 1 && tile_m < 128 && tile_n <= 128;
+}
+
 struct gemm_plan {
 	mmagen_gemm_request req;
 	mmagen_type acc;            /* accumulator type */

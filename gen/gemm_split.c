@@ -152,7 +152,7 @@ static double cost_stream(const struct cost_in *c, unsigned s, uint64_t *units_o
 	 * 128 x 4096 x 14336 on the H200: 64x64 tiles 23.1 us, where the
 	 * unpaired floor chose 128x64 in 2 slices, 24.9) */
 	double floor = c->promote ? STREAM_PROMOTE_PER_N * c->tile_n / c->promote : 0;
-	if (c->promote == 1 && c->tile_m < 128 && c->tile_n <= 128)
+	if (gemm_fp8_pairs(c->promote, c->tile_m, c->tile_n))
 		floor /= 2;
 	if (block < floor)
 		block = floor;

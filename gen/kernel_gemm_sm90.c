@@ -167,7 +167,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * 0.943 -> 1.044, 16 x 4096 x 14336 0.963 -> 1.003); 128-row tiles
 	 * were slower with it (128x128 at 8192^3: 1.363M cycles against
 	 * 1.324M), and 128x192 has no room */
-	g->promote_pipe = g->promote && g->promote_every == 1 && g->bn <= 128 && g->bm < GEMM_BM;
+	g->promote_pipe = g->promote && gemm_fp8_pairs(g->promote_every, g->bm, g->bn);
 	if (g->promote && g->bn > 192)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"FP8 tiles keep two accumulators (wgmma's partial sums and the f32 sums): tile N is at most 192, not %u",
