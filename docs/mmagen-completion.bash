@@ -273,13 +273,14 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--promote) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
+		--schedule) COMPREPLY=($(compgen -W "cooperative pingpong " -- "$cur"));;
 		--split-k) COMPREPLY=();;
 		--problem) COMPREPLY=();;
 		--sms) COMPREPLY=();;
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --promote --path --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
 		esac;;
 	"run gemm")
 		case "$prev" in
@@ -298,6 +299,7 @@ _mmagen()
 		--group) COMPREPLY=();;
 		--promote) COMPREPLY=();;
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
+		--schedule) COMPREPLY=($(compgen -W "cooperative pingpong " -- "$cur"));;
 		--split-k) COMPREPLY=();;
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
 		--m) COMPREPLY=();;
@@ -309,7 +311,7 @@ _mmagen()
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --promote --path --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

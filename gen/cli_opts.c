@@ -356,6 +356,9 @@ static const struct cli_value gemm_layout_vals[] = {
 static const struct cli_value gemm_path_vals[] = {
 	{ "wgmma", MMAGEN_GEMM_PATH_WGMMA, 0 }, { "mma.sync", MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 	{ NULL, 0, 0 } };
+static const struct cli_value gemm_sched_vals[] = {
+	{ "cooperative", MMAGEN_GEMM_SCHED_COOP, 0 }, { "pingpong", MMAGEN_GEMM_SCHED_PINGPONG, 0 },
+	{ NULL, 0, 0 } };
 static const struct cli_value tile_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
 	{ NULL, 0, 0 } };
@@ -514,6 +517,11 @@ static const struct cli_opt options[] = {
 	NAMED("--path", GEMM, "GEMM", gemm.path, gemm_path_vals,
 	      "the kernel: wgmma + TMA (sm_90a's default) or mma.sync + ldmatrix + cp.async "
 	      "(sm_80, sm_86, sm_89's; on sm_90/sm_90a on request)"),
+	NAMED("--schedule", GEMM, "GEMM", gemm.schedule, gemm_sched_vals,
+	      "sm_90a: how the two consumer warpgroups share tiles.  cooperative (default): both "
+	      "on each tile, 64 rows each; pingpong: each takes every other tile whole (tile M "
+	      "128, two wgmma a K step), so that one writes D while the other's wgmma run (no "
+	      "split-K or FP8; tile N up to 192, default 128; f16 accumulation 256)"),
 	FN("--split-k", "S", GEMM, "GEMM", set_split, gemm.split_k, NULL,
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
 	   "a tile adds the partial tiles in order (workspace, counters); with more tiles than "

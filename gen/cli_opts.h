@@ -34,7 +34,8 @@ struct opts {
 	mmagen_tile_opts tile;
 	struct quant_args q;
 	struct {                     /* gemm */
-		unsigned acc, out, layout, tile_m, tile_n, tile_k, stages, cluster, group, promote_k;
+		unsigned acc, out, layout, tile_m, tile_n, tile_k, stages, cluster, group, promote_k,
+			 schedule;
 		unsigned path, split_k;
 		unsigned quant;      /* --quant: mmagen_qformat */
 		uint32_t problem[3]; /* --problem MxNxK: choose for it; 0: not given */

@@ -147,6 +147,12 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 	if (r->promote_k && (is_sm120(r) || is_mma_sync(r)))
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"--promote is the sm_90a wgmma path's (mma.sync adds each instruction's FP8 products into its f32 accumulator); leave it out");
+	if (r->schedule > MMAGEN_GEMM_SCHED_PINGPONG)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"gemm schedule %u is not one; use cooperative or pingpong", r->schedule);
+	if (r->schedule && (is_sm120(r) || is_mma_sync(r)))
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"--schedule is the sm_90a wgmma kernel's (how its two consumer warpgroups share tiles); leave it out");
 	if (is_sm120(r))
 		return own_tile_k(r, g, gemm_plan_sm120(r, g));
 	if (r->quant || r->kind)
@@ -241,6 +247,8 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->split_workspace = (unsigned)g->split_ws;
 	i->fp8_promote = g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->promote ?
 			  g->promote_every * g->bk : 0;
+	if (i->path == MMAGEN_GEMM_PATH_WGMMA && !is_sm120(&g->req))
+		i->schedule = g->pingpong ? MMAGEN_GEMM_SCHED_PINGPONG : MMAGEN_GEMM_SCHED_COOP;
 	if (is_sm120(&g->req)) {
 		/* packed e2m1 (mxf4, mxf4nvf4) or byte containers */
 		i->elem_bits_a = i->elem_bits_b = g->bits;
@@ -311,6 +319,9 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);
 	if (i->fp8_promote)
 		emitf(b, "  \"promote_k\": $u,\n", i->fp8_promote);
+	if (i->schedule)
+		emitf(b, "  \"schedule\": \"$s\",\n",
+		      i->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? "pingpong" : "cooperative");
 	emitf(b, "  \"params\": [\n"
 		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
 		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
@@ -409,6 +420,9 @@ static void header_id(const struct gemm_plan *g, const mmagen_gemm_info *i, char
 		snprintf(id + len, n - (size_t)len, "_c%u_g%u_splitauto", i->cluster[0], g->group);
 	else
 		snprintf(id + len, n - (size_t)len, "_c%u_g%u", i->cluster[0], g->group);
+	len = (int)strlen(id);
+	if (g->pingpong)
+		snprintf(id + len, n - (size_t)len, "_pp");
 	len = (int)strlen(id);
 	if (g->promote && g->promote_every > 1)    /* --promote beyond one K block */
 		snprintf(id + len, n - (size_t)len, "_p%u", g->promote_every * g->bk);

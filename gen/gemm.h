@@ -26,6 +26,8 @@ struct gemm_plan {
 	unsigned promote_every;     /* ... every this many K blocks (a power of 2) */
 	int promote_pipe;           /* ... with two sets of partial sums, K blocks
 				     * in pairs (kernel_gemm_sm90.c) */
+	int pingpong;               /* sm_90a: each consumer warpgroup takes every
+				     * other tile whole (MMAGEN_GEMM_SCHED_PINGPONG) */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */
 	unsigned d_stage;           /* bytes of D's staging for tensor stores */
 	unsigned d_bufs;            /* its 64-row chunk buffers per warpgroup */

@@ -316,6 +316,13 @@ mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"split-K adds f32/s32 partial tiles; with --acc f16 use --split-k 1 (or auto, which then does not split)");
 	}
+	/* ping-pong's warpgroups walk whole tiles, taking turns */
+	if (g->pingpong) {
+		if (s == MMAGEN_GEMM_SPLIT_AUTO)
+			return MMAGEN_OK;
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"--schedule pingpong runs whole tiles, not K slices; use --split-k 1, or --schedule cooperative");
+	}
 	g->split_kernel = 1;
 	g->split = s == MMAGEN_GEMM_SPLIT_AUTO ? 0 : s;
 	return MMAGEN_OK;

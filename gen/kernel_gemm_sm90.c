@@ -89,7 +89,24 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	/* FP8 keeps two accumulators (partial and promoted): N 192 fits the
 	 * consumers' 232 registers (H200: e4m3 8192^3 0.97 of cuBLASLt, N 128
 	 * 0.88) */
-	g->bn = req->tile_n ? req->tile_n : g->promote ? 192 : 256;
+	/* ping-pong: each consumer warpgroup holds a whole 128-row tile, two
+	 * sets of accumulators (32-bit: N of them per thread, at most 192) */
+	g->pingpong = req->schedule == MMAGEN_GEMM_SCHED_PINGPONG;
+	unsigned acc_bits = mmagen_type_bits(g->acc);
+	g->bn = req->tile_n ? req->tile_n : g->pingpong ? 128 * 32 / acc_bits :
+		g->promote ? 192 : 256;
+	if (g->pingpong && g->promote)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"--schedule pingpong holds a whole tile's accumulators per warpgroup, which leaves no room for FP8's promoted sums; use --schedule cooperative for %s",
+			mmagen_type_name(req->a));
+	if (g->pingpong && g->bm != GEMM_BM)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"--schedule pingpong gives each consumer warpgroup a whole tile of 128 rows, not %u; use --tile 128x%u, or --schedule cooperative",
+			g->bm, g->bn);
+	if (g->pingpong && g->bn * acc_bits / 32 > 192)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"--schedule pingpong keeps 2 x 64 x N accumulators per warpgroup: tile N is at most %u with %s accumulation, not %u; use --tile 128x%u",
+			192 * 32 / acc_bits, mmagen_type_name(g->acc), g->bn, 128 * 32 / acc_bits);
 	g->bk = SWIZZLE_BYTES * 8 / abits;
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
 
@@ -188,7 +205,8 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->b_stage = g->bn * SWIZZLE_BYTES;
 	/* as many stages as shared memory holds, up to 6 */
 	/* staged D needs whole 128-byte chunks of columns in the tile */
-	unsigned chunks = g->bn * (mmagen_type_bits(req->out) / 8) / SWIZZLE_BYTES;
+	unsigned chunks = g->bn * (mmagen_type_bits(req->out) / 8) / SWIZZLE_BYTES *
+			  (g->pingpong ? 2 : 1);     /* per warpgroup and tile */
 	g->d_bufs = g->bn * (mmagen_type_bits(req->out) / 8) % SWIZZLE_BYTES ? 0 : 2;
 	g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 	unsigned room = SMEM_LIMIT - g->d_stage - 64;
@@ -283,10 +301,14 @@ static unsigned kstep_units(int mn, const struct gemm_plan *g)
 
 /* One K block: mma_per_kblock wgmma, each one K step further (the
  * descriptor's start address in 16-byte units).  MN-major operands set
- * the instruction's transpose immediates. */
+ * the instruction's transpose immediates.  Ping-pong (acc2.n != 0): each
+ * step's wgmma for rows 0-63 into the form's accumulators, then rows
+ * 64-127 (A 64 rows further) into acc2. */
 static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *in,
-			kreg da, kreg db, kreg first, kreg always)
+			kreg da, kreg db, kreg first, kreg always, kreg acc2)
 {
+	struct operand *od = tile_find_op(in, "d");
+	kreg acc1 = od->reg;
 	struct operand *oa = tile_find_op(in, "da"), *ob = tile_find_op(in, "db");
 	struct operand *sd = tile_find_op(in, "sd");
 	struct operand *ta = tile_find_op(in, "transa"), *tb = tile_find_op(in, "transb");
@@ -313,6 +335,14 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 		}
 		sd->reg = i ? always : first;
 		emit_instruction(kb_buf(kb), g->form, in);
+		if (!acc2.n)
+			continue;
+		kreg a = oa->reg;
+		oa->reg = kb_reg(kb, K_B64);
+		ke(kb, "\tadd.s64 $r, $r, $u;\n", oa->reg, a, 64 * SWIZZLE_BYTES / 16);
+		od->reg = acc2;
+		emit_instruction(kb_buf(kb), g->form, in);
+		od->reg = acc1;
 	}
 }
 
@@ -331,7 +361,9 @@ struct ep {
 	kreg ebuf;                /* fewer buffers than chunks: the offset of the one
 				   * to fill, k * D_CHUNK_BYTES, taken in turn (one
 				   * buffer: 0) */
-	unsigned bufs, chunks;    /* chunk buffers per warpgroup; chunks of a tile */
+	unsigned bufs, chunks;    /* chunk buffers per warpgroup; its chunks of a
+				   * tile (ping-pong: of both 64-row halves) */
+	int pingpong;             /* a warpgroup writes all 128 rows of its tiles */
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
 	int staged;               /* the kernel has the staged stores */
@@ -536,10 +568,15 @@ static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c
 	   e->ebuf);
 }
 
-static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg base, unsigned col0)
+static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg base, unsigned c)
 {
-	ke(kb, "\tadd.u32 $r, %n0, $u;\n\tsub.u32 $r, %wg, 1;\n\tshl.b32 $r, $r, 6;\n"
-	       "\tadd.u32 $r, $r, %m0;\n", x, col0, y, y, y, y, y);
+	unsigned per = e->pingpong ? e->chunks / 2 : e->chunks;   /* of 64 rows */
+	unsigned col0 = c % per * (SWIZZLE_BYTES / e->esize);
+	if (e->pingpong)        /* chunk c of rows 64 (c / per) of the tile */
+		ke(kb, "\tadd.u32 $r, %n0, $u;\n\tadd.u32 $r, %m0, $u;\n", x, col0, y, c / per * 64);
+	else
+		ke(kb, "\tadd.u32 $r, %n0, $u;\n\tsub.u32 $r, %wg, 1;\n\tshl.b32 $r, $r, 6;\n"
+		       "\tadd.u32 $r, $r, %m0;\n", x, col0, y, y, y, y, y);
 	ke(kb, "\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$r, {$r, $r}], [$r];\n",
 	   e->tmd, x, y, base);
 }
@@ -547,7 +584,6 @@ static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg 
 static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 {
 	kreg x = kb_reg(kb, K_B32), y = kb_reg(kb, K_B32), skip = kb_label(kb);
-	unsigned cols = SWIZZLE_BYTES / e->esize;   /* per chunk */
 	if (e->bufs >= e->chunks) {
 		if (c + 1 < e->chunks)
 			return;
@@ -555,14 +591,14 @@ static void chunk_end(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 		   e->wgbar, e->issuer, skip);
 		for (unsigned i = 0; i < e->chunks; i++) {
 			ke(kb, "\tadd.u32 $r, $r, $u;\n", base, e->srow, i * D_CHUNK_BYTES);
-			chunk_store(kb, e, x, y, base, i * cols);
+			chunk_store(kb, e, x, y, base, i);
 		}
 		ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n", skip);
 		return;
 	}
 	ke(kb, "\tfence.proxy.async.shared::cta;\n\tbar.sync $r, 128;\n\t@!$r bra $r;\n",
 	   e->wgbar, e->issuer, skip);
-	chunk_store(kb, e, x, y, base, c * cols);
+	chunk_store(kb, e, x, y, base, c);
 	ke(kb, "\tcp.async.bulk.commit_group;\n$r:\n", skip);
 	/* the next buffer, round the warpgroup's bufs */
 	if (e->bufs == 2)
@@ -609,9 +645,9 @@ static void stage_block(struct kb *kb, const struct ep *e, kreg base, unsigned j
  * stored whole; a pair that N cuts is stored as one value.  Staged: TMA
  * leaves out what lies outside M x N. */
 static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struct ep *e,
-			   kreg acc, int with_c, int tma)
+			   kreg acc, int with_c, int tma, kreg row0, unsigned half)
 {
-	kreg row[2] = { e->row, kb_reg(kb, K_B32) };
+	kreg row[2] = { row0, kb_reg(kb, K_B32) };
 	kreg prow[2] = { kb_reg(kb, K_PRED), kb_reg(kb, K_PRED) };
 	kreg ad[2], ac[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
@@ -619,6 +655,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	kreg base = kb_reg(kb, K_B32), w = kb_regs(kb, K_B32, 4);
 	unsigned es = e->esize, groups = SWIZZLE_BYTES / (8 * es);   /* per chunk */
+	unsigned c0 = half * (g->bn / 8 / groups);     /* the half's first chunk */
 	int bounds = !tma || with_c;
 
 	if (bounds)
@@ -632,7 +669,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	}
 	for (unsigned j = 0; j < g->bn / 8; j++) {
 		if (tma && j % groups == 0)
-			chunk_begin(kb, e, base, j / groups);
+			chunk_begin(kb, e, base, c0 + j / groups);
 		/* columns col+8j (pin1) and col+8j+1 (pin2) inside N? */
 		if (bounds)
 			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
@@ -675,13 +712,27 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 			store_one(kb, e->out, ps, ad[h], off, kr_at(v, 0));
 		}
 		if (tma && (j + 1) % groups == 0)
-			chunk_end(kb, e, base, j / groups);
+			chunk_end(kb, e, base, c0 + j / groups);
 	}
+}
+
+/* Both 64-row halves of a ping-pong tile (rows row and row + 64, acc
+ * and acc2), or the warpgroup's 64 rows (acc2.n == 0). */
+static void emit_store_tile(struct kb *kb, const struct gemm_plan *g, const struct ep *e,
+			    kreg acc, kreg acc2, int with_c, int tma)
+{
+	emit_store_all(kb, g, e, acc, with_c, tma, e->row, 0);
+	if (!acc2.n)
+		return;
+	kreg row = kb_reg(kb, K_B32);
+	ke(kb, "\tadd.u32 $r, $r, 64;\n", row, e->row);
+	emit_store_all(kb, g, e, acc2, with_c, tma, row, 1);
 }
 
 /* Four copies of the stores: staged or direct (the host's pd_tma says
  * which: staged needs a tensor map of D), with or without C. */
-static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e, kreg acc)
+static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e, kreg acc,
+			  kreg acc2)
 {
 	kreg done = kb_label(kb);
 	for (int tma = g->d_stage ? 1 : 0; tma >= 0; tma--) {
@@ -689,9 +740,9 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 		if (tma)
 			ke(kb, "\t@!$r bra.uni $r;\n", e->tma, next);
 		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
-		emit_store_all(kb, g, e, acc, 1, tma);
+		emit_store_tile(kb, g, e, acc, acc2, 1, tma);
 		ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
-		emit_store_all(kb, g, e, acc, 0, tma);
+		emit_store_tile(kb, g, e, acc, acc2, 0, tma);
 		ke(kb, "\tbra.uni $r;\n$r:\n", done, next);
 	}
 	ke(kb, "$r:\n", done);
@@ -806,7 +857,10 @@ static mmagen_status set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "b_stage_units", "$u", g->b_stage / 16);
 	kb_set(kb, "a_wg_bytes", "$u", 64 * SWIZZLE_BYTES);
 	kb_flag(kb, "cluster", g->cluster == 2);
-	kb_set(kb, "empty_count", "$u", 8u * g->cluster);   /* consumer warps of the cluster */
+	/* the consumer warps of the cluster that read a stage: those of both
+	 * warpgroups, or ping-pong, of one */
+	kb_set(kb, "empty_count", "$u", (g->pingpong ? 4u : 8u) * g->cluster);
+	kb_flag(kb, "pingpong", g->pingpong);
 	kb_set(kb, "b_half_bytes", "$u", g->b_stage / 2);
 	kb_set(kb, "b_half_rows", "$u", g->bn / 2);
 	kb_set(kb, "producer_regs", "$u", PRODUCER_REGS);
@@ -830,7 +884,8 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	struct instr in;
 	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
 			.bufs = g->d_bufs,
-			.chunks = g->bn * (mmagen_type_bits(g->req.out) / 8) / SWIZZLE_BYTES,
+			.chunks = g->bn * (mmagen_type_bits(g->req.out) / 8) / SWIZZLE_BYTES *
+				  (g->pingpong ? 2 : 1), .pingpong = g->pingpong,
 			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0,
 			.int_acc = g->acc == MMAGEN_S32, .acc_f16 = g->acc == MMAGEN_F16 };
 	char op[256];
@@ -907,16 +962,20 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 		acc = sums;
 	}
 	kb_flag(&kb, "promote_pipe", g->promote_pipe);
+	/* ping-pong: rows 64-127's accumulators */
+	kreg acc2 = { 0 };
+	if (g->pingpong)
+		acc2 = kb_regs(&kb, (enum kclass)acc.cls, acc.n);
 	kb_at(&kb, "mma");
-	emit_kblock(&kb, g, &in, da, db, accumulate, always);
+	emit_kblock(&kb, g, &in, da, db, accumulate, always, acc2);
 	if (g->promote_pipe) {
 		/* the second K block of a pair, into the second partial sums */
 		tile_find_op(&in, "d")->reg = part_b;
 		kb_at(&kb, "mma_b");
-		emit_kblock(&kb, g, &in, da, db, accumulate, always);
+		emit_kblock(&kb, g, &in, da, db, accumulate, always, acc2);
 	}
 	kb_at(&kb, "epilogue");
-	emit_epilogue(&kb, g, &e, acc);
+	emit_epilogue(&kb, g, &e, acc, acc2);
 	kb_flag(&kb, "split", g->split_kernel);
 	if (g->split_kernel)
 		gemm_sm90_split_emit(&kb, g, acc, spare, e.row, e.m);

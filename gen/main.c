@@ -203,6 +203,7 @@ static int gemm_request(const struct opts *o, const char *cmd, int need_arch,
 	r->group = o->gemm.group;
 	r->promote_k = o->gemm.promote_k;
 	r->path = o->gemm.path;
+	r->schedule = o->gemm.schedule;
 	r->split_k = o->gemm.split_k;
 	r->quant = o->gemm.quant;
 	r->kind = o->req.kind == MMAGEN_ANY ? 0 : o->req.kind;

@@ -790,7 +790,16 @@ typedef struct mmagen_gemm_request {
 			       * generator's choice.  mma.sync: the K of 64-
 			       * or 128-byte stage rows (bf16: 32 or 64); the
 			       * other paths take only their own */
+	unsigned schedule;    /* sm_90a: MMAGEN_GEMM_SCHED_*; 0: cooperative */
 } mmagen_gemm_request;
+
+/* How the sm_90a kernel's two consumer warpgroups share the work.
+ * Cooperative: both work on each tile (rows 0-63 and 64-127), and write
+ * D together while the tensor cores wait.  Ping-pong: each warpgroup
+ * takes every other tile of its CTA whole (two m64 wgmma a K step), so
+ * that one writes D while the other's wgmma run; tile M 128, no split-K,
+ * no FP8 promotion, 32-bit accumulators up to 128 wide (f16 up to 256). */
+enum { MMAGEN_GEMM_SCHED_AUTO = 0, MMAGEN_GEMM_SCHED_COOP, MMAGEN_GEMM_SCHED_PINGPONG };
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
 #define MMAGEN_GEMM_SPLIT_AUTO 0xffffffffu
@@ -869,6 +878,9 @@ typedef struct mmagen_gemm_info {
 	 * request's promote_k; mmagen_gemm_split_for's cost model counts the
 	 * wait before each promotion); 0 for other kernels. */
 	unsigned fp8_promote;
+	/* The wgmma path's MMAGEN_GEMM_SCHED_COOP or _PINGPONG (the grid,
+	 * block and parameters are the same); 0 for other kernels. */
+	unsigned schedule;
 } mmagen_gemm_info;
 
 /* The defaults into the caller's `size` bytes (its sizeof). */

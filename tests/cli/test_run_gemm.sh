@@ -86,6 +86,13 @@ refused 2 "bad --promote '0'" $F8 --promote 0
 refused 1 "applies to FP8 A and B.*not bf16; leave it out" $G --arch sm_90a --m 8 --n 8 --k 8 --promote 256
 refused 1 "--promote is the sm_90a wgmma path's" run gemm --a e4m3 --b e4m3 --out bf16 --arch sm_89 --m 8 --n 8 --k 128 --promote 256
 accepted $F8 --promote 512
+# --schedule: cooperative or pingpong (whole 128-row tiles, no FP8)
+refused 2 "bad value 'ping' for --schedule; legal: cooperative, pingpong" $G --arch sm_90a --m 8 --n 8 --k 8 --schedule ping
+refused 1 "use --schedule cooperative for e4m3" $F8 --schedule pingpong
+refused 1 "whole tile of 128 rows, not 64; use --tile 128x" $G --arch sm_90a --m 8 --n 8 --k 8 --schedule pingpong --tile 64x128
+refused 1 "--schedule is the sm_90a wgmma kernel's" $G --arch sm_80 --m 8 --n 8 --k 8 --schedule pingpong
+accepted $G --arch sm_90a --m 8 --n 8 --k 8 --schedule pingpong
+accepted $G --arch sm_90a --m 8 --n 8 --k 8 --schedule cooperative
 # tile N: the nearest multiple of 16 in wgmma's range
 refused 1 "not 1024; use 256" $G --arch sm_90a --m 8 --n 8 --k 8 --tile 128x1024
 refused 1 "not 100; use 96" $G --arch sm_90a --m 8 --n 8 --k 8 --tile 128x100

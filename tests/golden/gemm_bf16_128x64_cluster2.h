@@ -135,7 +135,7 @@ static const char mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_ptx[] 
 	"\t.reg .b32 %m0, %n0, %kb, %stage, %prev, %phase, %off, %bar, %x, %y, %t, %rank;\n"
 	"\t.reg .b16 %mask;\n"
 	"\t.reg .b32 %per_group, %group, %first, %rows, %in, %tm, %tn;\n"
-	"\t.reg .b32 %sl_s, %sl_q, %sl_r, %poff;\n"
+	"\t.reg .b32 %sl_s, %sl_q, %sl_r, %poff, %pp_stage, %pp_phase;\n"
 	"\t.reg .pred %sl_more, %idle;\n"
 	"\t.reg .b64 %tma, %tmb, %desc_a, %desc_b;\n"
 	"\t.reg .pred %p<34>;\n"

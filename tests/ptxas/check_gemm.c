@@ -392,6 +392,72 @@ static void check_chosen(const char *ptxas, const char *dir)
 	}
 }
 
+/* --schedule pingpong: each non-FP8 type mix with tile N 64 and the
+ * default (128; f16 accumulation 256), both cluster sizes, without spills
+ * (a warpgroup holds the whole tile's accumulators); the 16-bit layouts;
+ * FP8 D; the refusals (FP8 inputs, small M, split-K, tile N over 192). */
+static void check_pingpong(const char *ptxas, const char *dir)
+{
+	struct v { mmagen_type a, b, acc, out; unsigned layout, tile_m, tile_n, cluster, split; const char *refusal; };
+	static const struct v vs[] = {
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_NN, 0, 0, 1, 0, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F32, MMAGEN_GEMM_NT, 0, 128, 1, 0, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16, MMAGEN_GEMM_TT, 0, 64, 1, 0, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_GEMM_TN, 0, 0, 2, 0, NULL },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, MMAGEN_GEMM_NN, 0, 256, 1, 0, NULL },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_E4M3, MMAGEN_GEMM_TN, 0, 0, 2, 0, NULL },
+		{ MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32, MMAGEN_GEMM_TN, 0, 0, 1, MMAGEN_GEMM_SPLIT_AUTO, NULL },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_BF16, MMAGEN_GEMM_TN, 0, 0, 1, 0, "no room for FP8" },
+		{ MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32, MMAGEN_GEMM_TN, 64, 0, 1, 0, "whole tile of 128 rows" },
+		{ MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32, MMAGEN_GEMM_TN, 0, 0, 1, 4, "runs whole tiles" },
+		{ MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16, MMAGEN_GEMM_TN, 0, 256, 1, 0, "at most 192" },
+	};
+	static const char *const lay[] = { "tn", "nn", "nt", "tt" };
+	char what[200];
+	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
+		for (unsigned t = 0; t < 2; t++)
+			for (unsigned cl = 1; cl <= 2; cl++) {
+				mmagen_gemm_request r;
+				if (combos[c].a == MMAGEN_E4M3 || combos[c].a == MMAGEN_E5M2)
+					continue;
+				mmagen_gemm_request_init(&r);
+				mmagen_target_parse("sm_90a", &r.target);
+				r.a = combos[c].a;
+				r.b = combos[c].b;
+				r.out = combos[c].out;
+				r.tile_n = t ? 64 : 0;
+				r.cluster = cl;
+				r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
+				snprintf(what, sizeof what, "gemm %s x %s -> %s pingpong, tile N %u, cluster %u",
+					 mmagen_type_name(r.a), mmagen_type_name(r.b),
+					 mmagen_type_name(r.out), r.tile_n, cl);
+				CHECK(!assemble_for(ptxas, dir, &r, what, "sm_90a", 1), "%s", what);
+			}
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		mmagen_gemm_request r;
+		mmagen_gemm_request_init(&r);
+		mmagen_target_parse("sm_90a", &r.target);
+		r.a = vs[i].a;
+		r.b = vs[i].b;
+		r.acc = vs[i].acc;
+		r.out = vs[i].out;
+		r.layout = vs[i].layout;
+		r.tile_m = vs[i].tile_m;
+		r.tile_n = vs[i].tile_n;
+		r.cluster = vs[i].cluster;
+		r.split_k = vs[i].split;
+		r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
+		snprintf(what, sizeof what, "gemm %s x %s (acc %s) -> %s pingpong, layout %s, tile %ux%u, cluster %u, split %u",
+			 mmagen_type_name(r.a), mmagen_type_name(r.b),
+			 r.acc ? mmagen_type_name(r.acc) : "default", mmagen_type_name(r.out),
+			 lay[r.layout], r.tile_m, r.tile_n, r.cluster, r.split_k);
+		if (vs[i].refusal)
+			assemble_or_refused(ptxas, dir, &r, what, vs[i].refusal);
+		else
+			CHECK(!assemble_for(ptxas, dir, &r, what, "sm_90a", 1), "%s", what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -406,6 +472,7 @@ int main(int argc, char **argv)
 	check_split_tile_m(argv[1], argv[2]);
 	check_chosen(argv[1], argv[2]);
 	check_promote(argv[1], argv[2]);
+	check_pingpong(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

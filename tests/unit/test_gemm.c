@@ -186,6 +186,13 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1; bad[n].r.tile_m = bad[n].r.tile_n = 16; bad[n].r.cluster = 1; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "not 1; use 2 to 32 stages";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 1; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at least 2 stages";
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.stages = 40; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "stages 40 is out of range; use 2 to 32";
+	/* ping-pong: whole 128-row tiles, no FP8, no split, N <= 192 */
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "use --schedule cooperative for e4m3";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_m = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "not 64; use --tile 128x128";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at most 192 with f32 accumulation, not 256; use --tile 128x128";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "use --split-k 1, or --schedule cooperative";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = 3; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "use cooperative or pingpong";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "sm_90a wgmma kernel's";
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
 		CHECK(s == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
@@ -235,6 +242,59 @@ static unsigned count(const char *hay, const char *needle)
 	for (const char *p = hay; (p = strstr(p, needle)); p++)
 		c++;
 	return c;
+}
+
+/* --schedule pingpong: tile 128 x 128 by default (f16 accumulation 128 x
+ * 256: the same registers), a buffer of D's staging per chunk of the
+ * whole tile where it fits, the manifest and the kernel saying so (two
+ * wgmma a K step, rows 64 apart in A; the empty barriers count one
+ * warpgroup's warps); split-K auto means none. */
+static void test_pingpong(void)
+{
+	static const struct { mmagen_type a, acc, out; unsigned tile_n, cluster; } cases[] = {
+		{ MMAGEN_S8, 0, MMAGEN_S32, 128, 1 }, { MMAGEN_BF16, 0, MMAGEN_BF16, 128, 2 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, 256, 1 }, { MMAGEN_TF32, 0, MMAGEN_F32, 128, 2 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		mmagen_gemm_request r = req(cases[i].a, cases[i].a, cases[i].out);
+		mmagen_gemm_info g = { .size = sizeof g };
+		r.acc = cases[i].acc;
+		r.cluster = cases[i].cluster;
+		r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
+		r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+		CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK, "pingpong %zu: %s", i, mmagen_last_error());
+		CHECK(g.tile_m == 128 && g.tile_n == cases[i].tile_n && g.split_k == 1 &&
+		      g.schedule == MMAGEN_GEMM_SCHED_PINGPONG && g.block[0] == 384,
+		      "pingpong %zu: tile %ux%u split %u schedule %u", i, g.tile_m, g.tile_n, g.split_k,
+		      g.schedule);
+		unsigned stage = (g.tile_m + g.tile_n) * 128, dbytes = mmagen_type_bits(cases[i].out) / 8;
+		unsigned chunks = 2 * g.tile_n * dbytes / 128, staging = g.smem - g.stages * (stage + 16);
+		CHECK(staging % (2 * 8192) == 0 && staging >= 2 * 2 * 8192 && staging <= 2 * chunks * 8192 &&
+		      g.smem <= 227 * 1024, "pingpong %zu: staging %u bytes, %u chunks", i, staging, chunks);
+		char *ptx = NULL, *json = NULL;
+		CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK &&
+		      mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &json, NULL) == MMAGEN_OK, "pingpong %zu: emit", i);
+		if (!ptx || !json) {
+			mmagen_free(ptx);
+			mmagen_free(json);
+			continue;
+		}
+		CHECK(strstr(json, "\"schedule\": \"pingpong\""), "pingpong %zu: manifest", i);
+		unsigned steps = g.tile_k * mmagen_type_bits(cases[i].a) / 256;   /* 32 bytes of K each */
+		CHECK(count(ptx, "\twgmma.mma_async") == 2 * steps && count(ptx, ", 512;") >= steps,
+		      "pingpong %zu: %u wgmma, want two per K step, the second 512 units (64 rows) on", i,
+		      count(ptx, "\twgmma.mma_async"));
+		char init[64];
+		snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [%%bar], %u;", 4 * cases[i].cluster);
+		CHECK(strstr(ptx, init) && strstr(ptx, "%pp_stage"), "pingpong %zu: empty count %u", i,
+		      4 * cases[i].cluster);
+		mmagen_free(ptx);
+		mmagen_free(json);
+		r.schedule = MMAGEN_GEMM_SCHED_COOP;
+		r.split_k = 0;
+		CHECK(mmagen_gemm_info_of(&r, &g) == MMAGEN_OK && g.schedule == MMAGEN_GEMM_SCHED_COOP,
+		      "cooperative %zu", i);
+	}
 }
 
 /* Layouts nn/nt/tt (16-bit types): an MN-major operand is a tensor map
@@ -383,5 +443,6 @@ int main(void)
 	test_stage_fallback();
 	test_refusals();
 	test_schedule();
+	test_pingpong();
 	return check_summary();
 }
