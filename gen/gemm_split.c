@@ -532,12 +532,13 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 					continue;
 				/* the S the kernel will run with: the one asked for;
 				 * for auto (chosen at run time) and for none given, the
-				 * best; 1 with f16 accumulators (no split kernel) */
+				 * best; 1 with f16 accumulators and ping-pong (no split
+				 * kernel) */
 				uint64_t units;
 				double tt;
 				unsigned s = req->split_k;
 				unsigned run_s = s && s != MMAGEN_GEMM_SPLIT_AUTO ? s : best_split(&c, info.stages, &tt);
-				if (req->acc == MMAGEN_F16)
+				if (req->acc == MMAGEN_F16 || info.schedule == MMAGEN_GEMM_SCHED_PINGPONG)
 					run_s = 1;
 				tt = cost(&c, run_s, &units);
 				r.split_k = s ? s : run_s;
