@@ -468,6 +468,60 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * and energy on long runs (8192^3 0.913 vs 0.900 of cuBLASLt) but a
  * short grid loses more to pairing (1024^3 0.80 vs 0.88; with M <= 128
  * the second CTA's rows are all outside M). */
+/* Ping-pong (MMAGEN_GEMM_SCHED_PINGPONG) in place of the cooperative
+ * pick `best` (its waves in `bw`) when the schedule is left open, the
+ * pick is a 128-row tile without split-K or FP8 promotion, and a
+ * ping-pong tile (N 192 or 128, or the one asked for; at most 64 columns
+ * narrower than the pick's) fills whole waves of the grid with at most
+ * PP_EDGE of the pick's work per CTA (waves x tile area): one warpgroup
+ * writes D while the other's wgmma run, which the fitted model above
+ * does not know.  H200, 8192^3, ncu cycles: s8 128x192 ping-pong 1.077M
+ * against 1.161M (cooperative 128x256) and cuBLASLt's 1.090M; bf16
+ * 2.124M against 2.190M; tf32 4.258M against 4.377M.  Time ratios to
+ * cuBLASLt, same runs, cooperative -> ping-pong: s8 8192^3 (128x192)
+ * 0.963 -> 1.061 and 1.045 -> 1.072, 4096 x 14336 x 4096 (128x192)
+ * 0.967 -> 1.002; 2048^3 (128x256 -> 128x128) s8 1.377 -> 1.489, bf16 0.962
+ * -> 1.018, f16 0.982 -> 1.023, tf32 1.045 -> 1.065.  A 128x128
+ * ping-pong tile in place of a cooperative 128x256 (the same work per
+ * CTA) was slower for 16-bit and tf32 (4096^3: bf16 0.987 -> 0.970,
+ * f16 0.992 -> 0.959, tf32 1.013 -> 0.901), mixed for s8 (4096^3 0.968
+ * -> 1.008, 4096 x 4096 x 14336 1.081 -> 1.038): hence "at most 64
+ * narrower", unless the pick runs one wave (2048^3 above: 128 tiles of
+ * 128x256 against 2 per CTA of 128x128, one for each warpgroup).  8-bit inputs take cluster 1 (s8 128x192: 1.077M against
+ * 1.079M with 2; 128x128 1.096M against 1.111M); the others keep the
+ * pick's. */
+#define PP_EDGE 0.97
+static void choose_pingpong(const mmagen_gemm_request *req, mmagen_gemm_request *best,
+			    struct work bw, uint32_t m, uint32_t n, uint32_t k, unsigned sms)
+{
+	mmagen_gemm_info info = { .size = sizeof info };
+	if (req->schedule || (req->split_k > 1 && req->split_k != MMAGEN_GEMM_SPLIT_AUTO) ||
+	    bw.s > 1 || (best->tile_m && best->tile_m != 128) ||
+	    mmagen_gemm_info_of(best, &info) || promote_blocks(&info) || stream_shape(m, n))
+		return;
+	double coop = (double)bw.waves * info.tile_m * info.tile_n, pp_best = 0;
+	const unsigned tns[] = { req->tile_n ? req->tile_n : 192, 128 };
+	mmagen_gemm_request pick = *best;
+	for (unsigned t = 0; t < (req->tile_n ? 1u : 2u); t++) {
+		mmagen_gemm_request r = *best;
+		r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
+		r.tile_n = tns[t];
+		r.split_k = 1;
+		if (!req->cluster)
+			r.cluster = info.elem_bytes_a == 1 ? 1 : best->cluster;
+		mmagen_gemm_info pi = { .size = sizeof pi };
+		if (mmagen_gemm_info_of(&r, &pi) || (pi.tile_n + 64 < info.tile_n && bw.waves > 1))
+			continue;
+		struct cost_in c = cost_of(&pi, m, n, k, sms);
+		struct work w = work_of(&c, 1);
+		double pp = (double)w.waves * pi.tile_m * pi.tile_n;
+		if (w.full && pp * PP_EDGE < coop && (!pp_best || pp < pp_best))
+			pp_best = pp, pick = r;
+	}
+	if (pp_best)
+		*best = pick;
+}
+
 mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
 				 unsigned sms)
 {
@@ -563,14 +617,16 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	}
 	if (!found)
 		return MMAGEN_OK;
+	choose_pingpong(req, &best, best_w, m, n, k, sms);
 	if (!req->tile_m)
 		req->tile_m = best.tile_m;
 	if (!req->tile_n)
 		req->tile_n = best.tile_n;
 	if (!req->cluster)
 		req->cluster = best.cluster;
-	if (!req->split_k)
+	if (!req->split_k || (best.schedule && req->split_k == MMAGEN_GEMM_SPLIT_AUTO))
 		req->split_k = best.split_k;
+	req->schedule = best.schedule;
 	return MMAGEN_OK;
 }
 

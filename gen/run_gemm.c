@@ -1068,16 +1068,18 @@ static int apply_chosen(struct gpu *g, mmagen_gemm_request *r)
 	mmagen_gemm_info info = { .size = sizeof info };
 	if (mmagen_gemm_choose(&c, p->m, p->n, p->k, sms) || mmagen_gemm_info_of(&c, &info))
 		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
-	unsigned own_stages = r->stages;
+	unsigned own_stages = r->stages, own_schedule = r->schedule;
 	*r = c;
 	g->info = info;
 	char stages[32] = "";
 	if (c.stages && !own_stages)
 		snprintf(stages, sizeof stages, " --stages %u", c.stages);
 	fprintf(stderr, "mmagen: run gemm: chosen for %u x %u x %u on %u SMs: --tile %ux%u --cluster %u"
-		" --split-k %u%s (give --tile, --cluster or --split-k to choose yourself)\n",
+		" --split-k %u%s%s (give --tile, --cluster or --split-k to choose yourself)\n",
 		p->m, p->n, p->k, sms, info.tile_m, info.tile_n, info.cluster[0],
-		c.split_k ? c.split_k : 1, stages);
+		c.split_k ? c.split_k : 1, stages,
+		info.schedule == MMAGEN_GEMM_SCHED_PINGPONG && !own_schedule ?
+		" --schedule pingpong" : "");
 	return 0;
 }
 

@@ -15,14 +15,14 @@ echo "seed $seed"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-# SECTIONS="mixes tiles layouts split stores mmasync saveload" (default:
+# SECTIONS="mixes tiles layouts split pingpong stores mmasync saveload" (default:
 # all) runs only those parts; "stores" counts the D store paths of the
 # parts run before it
 want() { [ -z "${SECTIONS:-}" ] && return 0; case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 for s in ${SECTIONS:-}; do
 	case $s in
-	mixes | tiles | layouts | split | stores | mmasync | saveload) ;;
-	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split stores mmasync saveload" >&2; exit 2 ;;
+	mixes | tiles | layouts | split | pingpong | stores | mmasync | saveload) ;;
+	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split pingpong stores mmasync saveload" >&2; exit 2 ;;
 	esac
 done
 step() {
@@ -294,6 +294,46 @@ twice s "split-K 9" --a bf16 --b bf16 --out f32 --m 200 --n 300 --k 4096 --split
 # and a split tail
 twice t "a split tail" --a bf16 --b bf16 --out f32 --m 2000 --n 3000 --k 1000 --tile 128x64 --split-k 3 --beta 1
 
+fi
+
+if want pingpong; then
+# --schedule pingpong (each consumer warpgroup every other tile, whole):
+# every non-FP8 mix at M = 1, nothing whole with C, K below one stage,
+# several tiles per warpgroup (3000 x 3000: 384 tiles of 128x192 on at
+# most 132 CTAs), N = 250 (no tensor map of D: direct stores), both
+# clusters (rank 1's tile past M at M = 347); tiles 128x64/128x192, 2
+# and 3 stages (K blocks past the ring), the 16-bit layouts, f16
+# accumulation, FP8 D; run gemm's own pick at 2048^3 (ping-pong 128x128)
+while read -r ab bb out k0; do
+	for cl in 1 2; do
+		# shellcheck disable=SC2086
+		{
+		step --a "$ab" --b "$bb" --out "$out" --schedule pingpong --cluster "$cl" --m 1 --n 8 --k "$k0"
+		step --a "$ab" --b "$bb" --out "$out" --schedule pingpong --cluster "$cl" --m 347 --n 258 --k $((k0 * 9)) --alpha 1.5 --beta -1
+		step --a "$ab" --b "$bb" --out "$out" --schedule pingpong --cluster "$cl" --m 3000 --n 3000 --k $((k0 * 40)) --tile 128x192 --beta 0.5
+		step --a "$ab" --b "$bb" --out "$out" --schedule pingpong --cluster "$cl" --m 1000 --n 250 --k $((k0 * 4)) --beta 1
+		}
+	done
+done <<'PP'
+bf16 bf16 bf16 8
+f16 f16 f32 8
+tf32 tf32 f32 4
+s8 s8 s32 16
+u8 s8 f32 16
+PP
+# shellcheck disable=SC2086
+{
+step --a s8 --b u8 --out s32 --schedule pingpong --m 2000 --n 1500 --k 4096 --tile 128x64 --stages 2
+step --a bf16 --b bf16 --out bf16 --schedule pingpong --m 2000 --n 1500 --k 1000 --stages 3 --cluster 1
+step --a bf16 --b bf16 --out bf16 --schedule pingpong --layout nn --m 704 --n 1000 --k 296 --cluster 1
+step --a f16 --b f16 --out f16 --schedule pingpong --layout nt --m 704 --n 1000 --k 296 --cluster 1
+step --a bf16 --b bf16 --out f32 --schedule pingpong --layout tt --m 1000 --n 704 --k 296 --cluster 1 --beta 0.5
+step --a f16 --b f16 --acc f16 --out f16 --schedule pingpong --m 1500 --n 2000 --k 1000
+step --a bf16 --b bf16 --out e4m3 --schedule pingpong --m 1000 --n 1000 --k 512 --beta 1
+step --a bf16 --b bf16 --out bf16 --m 2048 --n 2048 --k 2048 --beta 0.5
+}
+if grep '^mmagen: run gemm: chosen for 2048 x 2048 x 2048' "$tmp/all" | grep -q 'schedule pingpong'; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: run gemm should have chosen ping-pong for bf16 2048^3"; fi
 fi
 
 if want stores; then

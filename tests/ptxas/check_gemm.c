@@ -369,6 +369,7 @@ static void check_chosen(const char *ptxas, const char *dir)
 		{ "sm_90a", 0, MMAGEN_E4M3, MMAGEN_BF16, 128, 4096, 14336 },
 		{ "sm_90a", 0, MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336 },
 		{ "sm_90a", 0, MMAGEN_BF16, MMAGEN_BF16, 8192, 8192, 8192 },
+		{ "sm_90a", 0, MMAGEN_S8, MMAGEN_S32, 8192, 8192, 8192 },   /* ping-pong 128x192 */
 		{ "sm_90a", MMAGEN_GEMM_PATH_MMA_SYNC, MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336 },
 		{ "sm_80", 0, MMAGEN_F16, MMAGEN_F16, 16, 4096, 4096 },
 		{ "sm_86", 0, MMAGEN_S8, MMAGEN_F32, 100, 2048, 8192 },

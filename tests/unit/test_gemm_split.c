@@ -270,6 +270,7 @@ static void test_tail(void)
 	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK &&
 		   mmagen_gemm_split_for(&i, 4096, 4096, 4096, 132) == 3);
 	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.schedule = MMAGEN_GEMM_SCHED_COOP;    /* (left open: ping-pong 128x192) */
 	CHECK(mmagen_gemm_choose(&r, 4096, 14336, 4096, 132) == MMAGEN_OK && r.tile_n == 256 &&
 	      r.cluster == 2 && r.split_k == 1, "bf16 4096x14336x4096: %u/%u/%u", r.tile_n,
 	      r.cluster, r.split_k);
@@ -397,9 +398,44 @@ static void test_choose(void)
 	mmagen_gemm_request r = chosen(MMAGEN_BF16, MMAGEN_BF16, 1024, 1024, 1024);
 	CHECK(r.tile_n == 64 && r.cluster == 1 && r.split_k == 1, "1024^3: %u/%u/%u", r.tile_n,
 	      r.cluster, r.split_k);
-	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 8192, 8192, 8192);
-	CHECK(r.tile_n == 256 && r.cluster == 2 && r.split_k == 1, "8192^3: %u/%u/%u", r.tile_n,
-	      r.cluster, r.split_k);
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.schedule = MMAGEN_GEMM_SCHED_COOP;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && r.tile_n == 256 &&
+	      r.cluster == 2 && r.split_k == 1, "8192^3: %u/%u/%u", r.tile_n, r.cluster, r.split_k);
+	/* the schedule left open: ping-pong where its tile fills the waves
+	 * with less work per CTA (choose_pingpong; H200 sweeps in its
+	 * comment): 128x192 at 8192^3 and 4096 x 14336 x 4096 (s8 cluster
+	 * 1), 128x128 at 2048^3 (one wave of 128x256); the cooperative
+	 * 128x256 where a ping-pong tile would be narrower by more than 64
+	 * (4096^3), and for FP8, small M and explicit split-K */
+	static const struct { mmagen_type a; unsigned m, n, k, sched, tile_n, cluster; } pp[] = {
+		{ MMAGEN_S8, 8192, 8192, 8192, MMAGEN_GEMM_SCHED_PINGPONG, 192, 1 },
+		{ MMAGEN_BF16, 8192, 8192, 8192, MMAGEN_GEMM_SCHED_PINGPONG, 192, 2 },
+		{ MMAGEN_TF32, 4096, 14336, 4096, MMAGEN_GEMM_SCHED_PINGPONG, 192, 2 },
+		{ MMAGEN_S8, 4096, 14336, 4096, MMAGEN_GEMM_SCHED_PINGPONG, 192, 1 },
+		{ MMAGEN_BF16, 2048, 2048, 2048, MMAGEN_GEMM_SCHED_PINGPONG, 128, 1 },
+		{ MMAGEN_BF16, 4096, 4096, 4096, 0, 256, 2 },
+		{ MMAGEN_S8, 4096, 4096, 14336, 0, 256, 2 },
+		{ MMAGEN_E4M3, 8192, 8192, 8192, 0, 192, 1 },
+		{ MMAGEN_BF16, 128, 14336, 4096, 0, 128, 1 },
+	};
+	for (size_t i = 0; i < sizeof pp / sizeof pp[0]; i++) {
+		mmagen_type out = pp[i].a == MMAGEN_S8 ? MMAGEN_S32 : pp[i].a == MMAGEN_TF32 ? MMAGEN_F32 : MMAGEN_BF16;
+		r = chosen(pp[i].a, out, pp[i].m, pp[i].n, pp[i].k);
+		CHECK(r.schedule == pp[i].sched && r.tile_n == pp[i].tile_n &&
+		      r.cluster == pp[i].cluster && (!r.schedule || (r.split_k == 1 && !r.tile_m)),
+		      "%s %ux%ux%u: schedule %u tile N %u cluster %u split %u", mmagen_type_name(pp[i].a),
+		      pp[i].m, pp[i].n, pp[i].k, r.schedule, r.tile_n, r.cluster, r.split_k);
+	}
+	r = req(MMAGEN_S8, MMAGEN_S32, 0);
+	r.split_k = 2;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && !r.schedule,
+	      "split-K asked for: cooperative (schedule %u)", r.schedule);
+	r = req(MMAGEN_S8, MMAGEN_S32, 0);
+	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK &&
+	      r.schedule == MMAGEN_GEMM_SCHED_PINGPONG && r.split_k == 1,
+	      "split-K auto: ping-pong runs unsplit (schedule %u, split %u)", r.schedule, r.split_k);
 	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 14336, 4096);
 	CHECK(r.tile_m == 16 && r.tile_n == 128 && r.cluster == 1 && r.split_k == 1,
 	      "16x14336x4096: %u/%u/%u/%u", r.tile_m, r.tile_n, r.cluster, r.split_k);
