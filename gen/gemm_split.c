@@ -469,7 +469,8 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * short grid loses more to pairing (1024^3 0.80 vs 0.88; with M <= 128
  * the second CTA's rows are all outside M). */
 /* Ping-pong (MMAGEN_GEMM_SCHED_PINGPONG) in place of the cooperative
- * pick `best` (its waves in `bw`) when the schedule is left open, the
+ * pick `best` (its waves in `bw`) when the schedule and split-K are left
+ * open (or split-K is 1: auto asks for the split kernel), the
  * pick is a 128-row tile without split-K or FP8 promotion, and a
  * ping-pong tile (N 192 or 128, or the one asked for; at most 64 columns
  * narrower than the pick's) fills whole waves of the grid with at most
@@ -495,7 +496,7 @@ static void choose_pingpong(const mmagen_gemm_request *req, mmagen_gemm_request 
 			    struct work bw, uint32_t m, uint32_t n, uint32_t k, unsigned sms)
 {
 	mmagen_gemm_info info = { .size = sizeof info };
-	if (req->schedule || (req->split_k > 1 && req->split_k != MMAGEN_GEMM_SPLIT_AUTO) ||
+	if (req->schedule || req->split_k > 1 ||
 	    bw.s > 1 || (best->tile_m && best->tile_m != 128) ||
 	    mmagen_gemm_info_of(best, &info) || promote_blocks(&info) || stream_shape(m, n))
 		return;
@@ -624,7 +625,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 		req->tile_n = best.tile_n;
 	if (!req->cluster)
 		req->cluster = best.cluster;
-	if (!req->split_k || (best.schedule && req->split_k == MMAGEN_GEMM_SPLIT_AUTO))
+	if (!req->split_k)
 		req->split_k = best.split_k;
 	req->schedule = best.schedule;
 	return MMAGEN_OK;

@@ -7,8 +7,8 @@
  * the input is short): target (sm_80, sm_86, sm_89, sm_90, sm_90a,
  * sm_120a, sm_100a), A, B, out and acc types (from a list that includes
  * types no GEMM takes), layout, tile M and N, stages, group, cluster,
- * path, split-K (0, 1, S, auto), quant, kind, and M, N, K, sms for the
- * chooser (big and small).  Checked, independently of the generators: a
+ * path, split-K (0, 1, S, auto), quant, kind, M, N, K, sms for the
+ * chooser (big and small), and the schedule.  Checked, independently of the generators: a
  * refusal is never INTERNAL and says why; what is taken emits PTX that
  * names its target and the kernel of its manifest, and is the same bytes
  * twice; the JSON manifest balances its brackets; the C header embeds
@@ -119,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.kind = take(&in) % 10;
 	uint32_t m = take32(&in), n = take32(&in), k = take32(&in);
 	unsigned sms = take(&in) + (take(&in) & 1 ? 0 : 132);
+	r.schedule = take(&in) % 4;                /* 3: not a schedule */
 
 	mmagen_gemm_request asked = r;
 	sentinel();
@@ -132,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!asked.tile_n || r.tile_n == asked.tile_n, "choose changed tile N");
 		FUZZ_CHECK(!asked.cluster || r.cluster == asked.cluster, "choose changed the cluster");
 		FUZZ_CHECK(!asked.split_k || r.split_k == asked.split_k, "choose changed split-K");
+		FUZZ_CHECK(!asked.schedule || r.schedule == asked.schedule, "choose changed the schedule");
 	}
 
 	mmagen_gemm_info info = { .size = sizeof info };
@@ -140,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s != MMAGEN_OK) {
 		refused(s, "info_of");
 		FUZZ_CHECK(!(r.tile_m != asked.tile_m || r.tile_n != asked.tile_n || r.cluster != asked.cluster ||
-			     r.split_k != asked.split_k) ||
+			     r.split_k != asked.split_k || r.schedule != asked.schedule) ||
 				   mmagen_gemm_info_of(&asked, &info) != MMAGEN_OK,
 			   "the chooser's choice is refused where the request was taken: %s",
 			   mmagen_last_error());

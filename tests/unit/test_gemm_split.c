@@ -433,9 +433,14 @@ static void test_choose(void)
 	      "split-K asked for: cooperative (schedule %u)", r.schedule);
 	r = req(MMAGEN_S8, MMAGEN_S32, 0);
 	r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && !r.schedule &&
+	      r.split_k == MMAGEN_GEMM_SPLIT_AUTO,
+	      "split-K auto asks for the split kernel: cooperative (schedule %u, split %u)",
+	      r.schedule, r.split_k);
+	r = req(MMAGEN_S8, MMAGEN_S32, 1);
 	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK &&
 	      r.schedule == MMAGEN_GEMM_SCHED_PINGPONG && r.split_k == 1,
-	      "split-K auto: ping-pong runs unsplit (schedule %u, split %u)", r.schedule, r.split_k);
+	      "split-K 1: ping-pong (schedule %u, split %u)", r.schedule, r.split_k);
 	r = chosen(MMAGEN_BF16, MMAGEN_BF16, 16, 14336, 4096);
 	CHECK(r.tile_m == 16 && r.tile_n == 128 && r.cluster == 1 && r.split_k == 1,
 	      "16x14336x4096: %u/%u/%u/%u", r.tile_m, r.tile_n, r.cluster, r.split_k);
