@@ -561,7 +561,7 @@ static const struct cli_opt options[] = {
 	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,
 	    "take A, B and C from a directory that --save wrote (its gemm.json must match the request)"),
 	FLAG("--tune", RG, "Run GEMM", rg.tune,
-	     "try tile N, stages, cluster and group choices (each checked, then timed), use the "
+	     "try tile N, stages, cluster, group and (not FP8) ping-pong choices (each checked, then timed), use the "
 	     "fastest and remember it per GPU, types and shape class for later runs"),
 	FLAG("--time-load", RG, "Run GEMM", rg.time_load,
 	     "time generation, a cold JIT load (every cache off from process start) and a warm "

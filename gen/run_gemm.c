@@ -966,8 +966,9 @@ static void set_config(struct gpu *g)
 /* ---- --tune and tuned choices ---- */
 static void choice_text(const mmagen_gemm_info *i, unsigned group, char *buf, size_t n)
 {
-	snprintf(buf, n, "--tile %ux%u --stages %u --cluster %u --group %u", i->tile_m, i->tile_n,
-		 i->stages, i->cluster[0], group);
+	snprintf(buf, n, "--tile %ux%u --stages %u --cluster %u --group %u%s", i->tile_m, i->tile_n,
+		 i->stages, i->cluster[0], group,
+		 i->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? " --schedule pingpong" : "");
 }
 
 static void key_text(const struct rg_tune_key *k, char *buf, size_t n)
@@ -1009,6 +1010,8 @@ static int with_choice(struct gpu *g, const mmagen_gemm_request *r, const struct
 	out->tile_n = c->tile_n;
 	out->cluster = c->cluster;
 	out->group = c->group;
+	out->schedule = c->schedule;
+	out->split_k = c->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? 1 : out->split_k;
 	out->stages = 0;
 	if (c->stages == RG_STAGES_FEWER) {
 		if (mmagen_gemm_info_of(out, info) || info->stages <= 2)
@@ -1031,7 +1034,7 @@ static int apply_tuned(struct gpu *g, mmagen_gemm_request *r)
 	mmagen_gemm_info info = { .size = sizeof info };
 	char path[4200], note[512], kt[256], ct[128];
 
-	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group ||
+	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group || r->schedule ||
 	    g->info.path != MMAGEN_GEMM_PATH_WGMMA || rg_tune_path(path, sizeof path))
 		return 0;
 	if (gpu_key(g, r, &key))
@@ -1051,7 +1054,7 @@ static int apply_tuned(struct gpu *g, mmagen_gemm_request *r)
 	g->info = info;
 	choice_text(&info, rr.group, ct, sizeof ct);
 	fprintf(stderr, "mmagen: run gemm: tuned choice for %s: %s (%.1f when tuned; give any of "
-		"--tile, --stages, --cluster, --group to choose yourself)\n", kt, ct, c.tflops);
+		"--tile, --stages, --cluster, --group, --schedule to choose yourself)\n", kt, ct, c.tflops);
 	return 0;
 }
 
@@ -1090,8 +1093,8 @@ static int tune_usage(const mmagen_gemm_request *r, const mmagen_gemm_info *info
 		fprintf(stderr, "mmagen: run gemm: --tune chooses among wgmma kernels (sm_90a); the mma.sync path has no choices to try yet; leave --tune out\n");
 		return 2;
 	}
-	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group) {
-		fprintf(stderr, "mmagen: run gemm: --tune chooses --tile, --stages, --cluster and --group itself; leave them out\n");
+	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group || r->schedule) {
+		fprintf(stderr, "mmagen: run gemm: --tune chooses --tile, --stages, --cluster, --group and --schedule itself; leave them out\n");
 		return 2;
 	}
 	/* the candidates are launched before setup_split gives the split

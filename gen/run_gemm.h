@@ -250,6 +250,7 @@ struct rg_tune_choice {
 	unsigned tile_n, stages, cluster, group;
 	double tflops;           /* measured when tuned (TOP/s for integers) */
 	unsigned tile_m;         /* 0 (the default 128), or a small-M tile */
+	unsigned schedule;       /* 0 (cooperative), or MMAGEN_GEMM_SCHED_PINGPONG */
 };
 
 /* floor(log2 x) for x >= 1 (0 for 0): 4096..8191 are one class. */
@@ -277,7 +278,8 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
  * K-major A instead the small-M tile (16, 32 or 64 rows; 64 past M 64) and 128 rows
  * (tile_m 128: said, so that the record keeps it),
  * tile N 64 and 128, stages the default and one fewer, cluster 1, group
- * 8.  Up to max into c; the count. */
+ * 8.  Without small M and FP8, also ping-pong tiles 128x128 and 128x192,
+ * cluster 1 and 2, default stages, group 8.  Up to max into c; the count. */
 #define RG_STAGES_FEWER 0xffffffffu
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
 			    unsigned max);

@@ -1395,12 +1395,19 @@ int rg_tune_path(char *buf, size_t n)
 
 #define TUNE_MAX_BYTES (1u << 20)
 
-/* A choice's field: "tile_n stages cluster group", and a fifth number,
- * tile M, when it is not the default; nothing else.  0 or -1. */
+/* A choice's field: "tile_n stages cluster group", a fifth number, tile
+ * M, when it is not the default, and a sixth, the schedule (2:
+ * ping-pong; tile M then written even when 128); nothing else.  0 or -1. */
 static int parse_choice(const char *f, struct rg_tune_choice *c)
 {
 	char end;
 	c->tile_m = 0;
+	c->schedule = 0;
+	if (sscanf(f, "%u %u %u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group,
+		   &c->tile_m, &c->schedule, &end) == 6)
+		return c->tile_m == 128 && c->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? 0 : -1;
+	c->tile_m = 0;
+	c->schedule = 0;
 	if (sscanf(f, "%u %u %u %u %u %c", &c->tile_n, &c->stages, &c->cluster, &c->group,
 		   &c->tile_m, &end) == 5)
 		return c->tile_m == 16 || c->tile_m == 32 || c->tile_m == 64 || c->tile_m == 128 ? 0 : -1;
@@ -1451,8 +1458,10 @@ static int same_key(const struct rg_tune_key *x, const struct rg_tune_key *y)
 static void format_record(char *buf, size_t n, const struct rg_tune_key *k,
 			  const struct rg_tune_choice *c)
 {
-	char tm[16] = "";
-	if (c->tile_m)
+	char tm[24] = "";
+	if (c->schedule == MMAGEN_GEMM_SCHED_PINGPONG)
+		snprintf(tm, sizeof tm, " 128 %u", c->schedule);
+	else if (c->tile_m)
 		snprintf(tm, sizeof tm, " %u", c->tile_m);
 	snprintf(buf, n, "%s\t%s %s %s %s %s\t%u %u %u\t%u %u %u %u%s\t%.1f\n", k->gpu,
 		 mmagen_type_name(k->a), mmagen_type_name(k->b), mmagen_type_name(k->acc),
@@ -1643,5 +1652,14 @@ unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_
 							c[n++] = (struct rg_tune_choice){ .tile_m = tm[a],
 								.tile_n = tns[i], .stages = st[s],
 								.cluster = cl[j], .group = gr[g] };
+	/* ping-pong (whole 128-row tiles per warpgroup; no FP8) */
+	const unsigned pp_tn[] = { 128, 192 };
+	if (!small && rg_class_of(r->a) != RG_FP8)
+		for (unsigned i = 0; i < 2; i++)
+			for (unsigned j = 0; j < 2; j++)
+				if (n < max)
+					c[n++] = (struct rg_tune_choice){ .tile_m = 128, .tile_n = pp_tn[i],
+						.cluster = cl[j], .group = 8,
+						.schedule = MMAGEN_GEMM_SCHED_PINGPONG };
 	return n;
 }

@@ -71,23 +71,39 @@ static void test_candidates(void)
 {
 	struct rg_tune_choice c[32];
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
-	unsigned n = rg_tune_candidates(&r, 4096, c, 32), wide = 0, fewer = 0, cl2 = 0, g16 = 0;
+	unsigned n = rg_tune_candidates(&r, 4096, c, 32), wide = 0, fewer = 0, cl2 = 0, g16 = 0, pp = 0;
 	for (unsigned i = 0; i < n; i++) {
 		wide += c[i].tile_n == 256;
 		fewer += c[i].stages == RG_STAGES_FEWER;
 		cl2 += c[i].cluster == 2;
 		g16 += c[i].group == 16;
-		CHECK(c[i].tile_m == 0, "M 4096: tile M %u", c[i].tile_m);
+		pp += c[i].schedule == MMAGEN_GEMM_SCHED_PINGPONG;
+		/* ping-pong: 128-row tiles, N 128 and 192, both clusters, each
+		 * taken by the generator */
+		if (c[i].schedule) {
+			mmagen_gemm_request rr = r;
+			mmagen_gemm_info info = { .size = sizeof info };
+			rr.tile_m = c[i].tile_m;
+			rr.tile_n = c[i].tile_n;
+			rr.cluster = c[i].cluster;
+			rr.schedule = c[i].schedule;
+			CHECK(c[i].tile_m == 128 && c[i].schedule == MMAGEN_GEMM_SCHED_PINGPONG &&
+			      mmagen_gemm_info_of(&rr, &info) == MMAGEN_OK, "ping-pong candidate %u: %s", i,
+			      mmagen_last_error());
+		} else {
+			CHECK(c[i].tile_m == 0, "M 4096: tile M %u", c[i].tile_m);
+		}
 		for (unsigned j = 0; j < i; j++)
 			CHECK(memcmp(&c[i], &c[j], sizeof c[i]), "candidates %u and %u are the same", i, j);
 	}
-	CHECK(n == 16 && wide == 8 && fewer == 8 && cl2 == 8 && g16 == 8, "bf16: %u candidates", n);
+	CHECK(n == 20 && wide == 8 && fewer == 8 && cl2 == 10 && g16 == 8 && pp == 4,
+	      "bf16: %u candidates", n);
 	r = req(MMAGEN_E4M3, MMAGEN_BF16);
 	n = rg_tune_candidates(&r, 129, c, 32);
 	unsigned n192 = 0;
 	for (unsigned i = 0; i < n; i++)
 		n192 += c[i].tile_n == 192;
-	CHECK(n == 16 && n192 == 8, "e4m3: N 192 is its wide tile (%u)", n192);
+	CHECK(n == 16 && n192 == 8, "e4m3: N 192 is its wide tile (%u), no ping-pong", n192);
 	CHECK(rg_tune_candidates(&r, 8192, c, 5) == 5, "at most max");
 	/* small M with a K-major A: its small tile and 128 rows, N 64/128 */
 	r = req(MMAGEN_BF16, MMAGEN_BF16);
@@ -113,9 +129,9 @@ static void test_candidates(void)
 	CHECK(n == 8 && t64 == 4, "M 100: %u candidates (%u of 64 rows)", n, t64);
 	r.layout = MMAGEN_GEMM_NN;
 	n = rg_tune_candidates(&r, 20, c, 32);
-	CHECK(n == 16 && c[0].tile_m == 0, "M 20, M-major A: the usual %u", n);
+	CHECK(n == 20 && c[0].tile_m == 0, "M 20, M-major A: the usual %u", n);
 	n = rg_tune_candidates(&r, 100, c, 32);
-	CHECK(n == 16 && c[0].tile_m == 0, "M 100, M-major A: the usual %u", n);
+	CHECK(n == 20 && c[0].tile_m == 0, "M 100, M-major A: the usual %u", n);
 }
 
 static void test_path(void)
@@ -151,7 +167,7 @@ static void test_records(void)
 {
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
 	struct rg_tune_key k1, k2, k3;
-	struct rg_tune_choice c1 = { 256, 4, 2, 8, 812.25, 0 }, c2 = { 128, 5, 1, 16, 97.5, 16 }, got;
+	struct rg_tune_choice c1 = { 256, 4, 2, 8, 812.25, 0, 0 }, c2 = { 128, 5, 1, 16, 97.5, 16, 0 }, got;
 	char note[512];
 
 	rg_tune_key_of(&k1, "NVIDIA H200", &r, 8192, 8192, 8192);
@@ -192,14 +208,23 @@ static void test_records(void)
 			       "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t192 3 2 8\t812.2\n"),
 	      "replaced:\n%s", slurp());
 	CHECK(rg_tune_lookup(path, &k1, &got, note, sizeof note) == 1 && got.tile_n == 192 &&
-	      got.stages == 3, "the replacement is found");
+	      got.stages == 3 && !got.schedule, "the replacement is found");
+	/* a ping-pong choice: tile M 128 written, then the schedule */
+	struct rg_tune_choice c3 = { 192, 6, 1, 8, 1500.0, 128, MMAGEN_GEMM_SCHED_PINGPONG };
+	CHECK(!rg_tune_record(path, &k3, &c3, note, sizeof note), "record 3: %s", rg_error());
+	CHECK(strstr(slurp(), "NVIDIA H100\tbf16 bf16 f32 bf16 tn\t13 13 13\t192 6 1 8 128 2\t1500.0\n") != NULL,
+	      "ping-pong record:\n%s", slurp());
+	CHECK(rg_tune_lookup(path, &k3, &got, note, sizeof note) == 1 && got.tile_n == 192 &&
+	      got.tile_m == 128 && got.schedule == MMAGEN_GEMM_SCHED_PINGPONG, "ping-pong found");
+	CHECK(rg_tune_lookup(path, &k2, &got, note, sizeof note) == 1 && !got.schedule,
+	      "the others stay cooperative");
 }
 
 static void test_corrupt(void)
 {
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16);
 	struct rg_tune_key k;
-	struct rg_tune_choice c = { 256, 4, 2, 8, 800, 0 }, got;
+	struct rg_tune_choice c = { 256, 4, 2, 8, 800, 0, 0 }, got;
 	char note[512];
 	static const char good[] = "mmagen gemm tune v1\n"
 				   "NVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8\t800.0\n";
@@ -211,6 +236,9 @@ static void test_corrupt(void)
 		{ "cluster 3", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 3 8\t800.0\n" },
 		{ "tile M 48", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 48\t800.0\n" },
 		{ "six numbers", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 16 1\t800.0\n" },
+		{ "schedule 3", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 128 3\t800.0\n" },
+		{ "ping-pong at tile M 64", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 64 2\t800.0\n" },
+		{ "seven numbers", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 128 2 1\t800.0\n" },
 		{ "junk after four", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 4 2 8 x\t800.0\n" },
 		{ "stages 1", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t13 13 13\t256 1 2 8\t800.0\n" },
 		{ "a class of 40", "mmagen gemm tune v1\nNVIDIA H200\tbf16 bf16 f32 bf16 tn\t40 13 13\t256 4 2 8\t800.0\n" },
