@@ -167,9 +167,10 @@ refused 1 "B.bin has 30 bytes; B (4 x 8 bf16) needs 64" $L --m 2 --n 4 --k 8
 
 # --tune picks the choices itself, on the wgmma path; --time-load only loads
 # shellcheck disable=SC2086
-refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m 64 --n 64 --k 64 --tune --tile 128x128
+refused 2 "--tune chooses --tile, --stages, --cluster, --group and --schedule itself" $G --m 64 --n 64 --k 64 --tune --tile 128x128
 # shellcheck disable=SC2086
-refused 2 "--tune chooses --tile, --stages, --cluster and --group itself" $G --m 64 --n 64 --k 64 --tune --group 4
+refused 2 "--tune chooses --tile, --stages, --cluster, --group and --schedule itself" $G --m 64 --n 64 --k 64 --tune --group 4
+refused 2 "--tune chooses --tile, --stages, --cluster, --group and --schedule itself" $G --m 64 --n 64 --k 64 --tune --schedule pingpong
 # shellcheck disable=SC2086
 refused 2 "the mma.sync path has no choices to try yet" $G --arch sm_80 --m 64 --n 64 --k 64 --tune
 # the candidates are launched without split-K's parameters
