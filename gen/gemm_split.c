@@ -469,12 +469,13 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * short grid loses more to pairing (1024^3 0.80 vs 0.88; with M <= 128
  * the second CTA's rows are all outside M). */
 /* Ping-pong (MMAGEN_GEMM_SCHED_PINGPONG) in place of the cooperative
- * pick `best` (its waves in `bw`) when the schedule and split-K are left
- * open (or split-K is 1: auto asks for the split kernel), the
- * pick is a 128-row tile without split-K or FP8 promotion, and a
- * ping-pong tile (N 192 or 128, or the one asked for; at most 64 columns
- * narrower than the pick's) fills whole waves of the grid with at most
- * PP_EDGE of the pick's work per CTA (waves x tile area): one warpgroup
+ * pick `best` (its waves in `bw`) when the schedule, tile N and split-K
+ * are left open (or split-K is 1: auto asks for the split kernel), the
+ * shape does not stream (stream_shape), the pick is a 128-row tile
+ * without split-K or FP8 promotion, and a ping-pong tile (N 192 or 128,
+ * at most 64 columns narrower than the pick's) has at least a full wave
+ * of tiles and at most PP_EDGE of the pick's work per CTA (waves x tile
+ * area, the waves rounded up): one warpgroup
  * writes D while the other's wgmma run, which the fitted model above
  * does not know.  H200, 8192^3, ncu cycles: s8 128x192 ping-pong 1.077M
  * against 1.161M (cooperative 128x256) and cuBLASLt's 1.090M; bf16
@@ -496,14 +497,14 @@ static void choose_pingpong(const mmagen_gemm_request *req, mmagen_gemm_request 
 			    struct work bw, uint32_t m, uint32_t n, uint32_t k, unsigned sms)
 {
 	mmagen_gemm_info info = { .size = sizeof info };
-	if (req->schedule || req->split_k > 1 ||
+	if (req->schedule || req->split_k > 1 || req->tile_n ||
 	    bw.s > 1 || (best->tile_m && best->tile_m != 128) ||
 	    mmagen_gemm_info_of(best, &info) || promote_blocks(&info) || stream_shape(m, n))
 		return;
 	double coop = (double)bw.waves * info.tile_m * info.tile_n, pp_best = 0;
-	const unsigned tns[] = { req->tile_n ? req->tile_n : 192, 128 };
+	const unsigned tns[] = { 192, 128 };
 	mmagen_gemm_request pick = *best;
-	for (unsigned t = 0; t < (req->tile_n ? 1u : 2u); t++) {
+	for (unsigned t = 0; t < 2; t++) {
 		mmagen_gemm_request r = *best;
 		r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
 		r.tile_n = tns[t];

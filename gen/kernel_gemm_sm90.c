@@ -99,14 +99,16 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"--schedule pingpong holds a whole tile's accumulators per warpgroup, which leaves no room for FP8's promoted sums; use --schedule cooperative for %s",
 			mmagen_type_name(req->a));
+	/* ping-pong's widest tile N: 192 32-bit accumulators a thread */
+	unsigned pp_most = 192 * 32 / acc_bits > 256 ? 256 : 192 * 32 / acc_bits;
 	if (g->pingpong && g->bm != GEMM_BM)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"--schedule pingpong gives each consumer warpgroup a whole tile of 128 rows, not %u; use --tile 128x%u, or --schedule cooperative",
-			g->bm, g->bn);
-	if (g->pingpong && g->bn * acc_bits / 32 > 192)
+			g->bm, g->bn < pp_most ? g->bn : pp_most);
+	if (g->pingpong && g->bn > pp_most)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"--schedule pingpong keeps 2 x 64 x N accumulators per warpgroup: tile N is at most %u with %s accumulation, not %u; use --tile 128x%u",
-			192 * 32 / acc_bits, mmagen_type_name(g->acc), g->bn, 128 * 32 / acc_bits);
+			pp_most, mmagen_type_name(g->acc), g->bn, pp_most);
 	g->bk = SWIZZLE_BYTES * 8 / abits;
 	g->mma_k = 256 / abits;               /* 32 bytes of K per wgmma */
 

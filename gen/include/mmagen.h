@@ -790,6 +790,9 @@ typedef struct mmagen_gemm_request {
 			       * generator's choice.  mma.sync: the K of 64-
 			       * or 128-byte stage rows (bf16: 32 or 64); the
 			       * other paths take only their own */
+	unsigned reserved0;   /* the padding before schedule, named so that
+			       * the struct grew (sizeof tells versions apart);
+			       * never read */
 	unsigned schedule;    /* sm_90a: MMAGEN_GEMM_SCHED_*; 0: cooperative */
 } mmagen_gemm_request;
 
@@ -880,6 +883,7 @@ typedef struct mmagen_gemm_info {
 	unsigned fp8_promote;
 	/* The wgmma path's MMAGEN_GEMM_SCHED_COOP or _PINGPONG (the grid,
 	 * block and parameters are the same); 0 for other kernels. */
+	unsigned reserved0;   /* padding named so that the struct grew; 0 */
 	unsigned schedule;
 } mmagen_gemm_info;
 

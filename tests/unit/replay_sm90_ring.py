@@ -1078,6 +1078,14 @@ class Sim:
             if not live:
                 if self.inflight:
                     raise Fail('the kernel ends with %d loads in flight' % len(self.inflight))
+                # an arrive that no sync met: the barrier is left counting
+                # (the next launch on this SM inherits nothing, but the
+                # kernel's turns were not paired)
+                for c in self.ctas:
+                    for bid, b in sorted(c.named.items()):
+                        if b['warps']:
+                            raise Fail('CTA %d ends with named barrier %d holding %d arrivals '
+                                       'that no sync met' % (c.rank, bid, b['warps']))
                 return total
             moved = 0
             for t in live:
@@ -1300,9 +1308,9 @@ KERNELS = [
 # (kernel, mutations it must fail with)
 MUTANTS = [
     (['--a', 's8', '--b', 's8', '--out', 's32', '--schedule', 'pingpong', '--tile', '128x128',
-      '--cluster', '1', '--stages', '4'], ('stage-step', 'wg2-start', 'phase-flip', 'empty-count', 'no-turns')),
+      '--cluster', '1', '--stages', '4'], ('stage-step', 'wg2-start', 'phase-flip', 'empty-count', 'no-turns', 'arrive-always')),
     (['--a', 'bf16', '--b', 'bf16', '--out', 'bf16', '--schedule', 'pingpong'],
-     ('stage-step', 'wg2-start', 'phase-flip', 'empty-count', 'no-turns')),
+     ('stage-step', 'wg2-start', 'phase-flip', 'empty-count', 'no-turns', 'arrive-always')),
     (['--a', 's8', '--b', 's8', '--out', 's32', '--tile', '128x128', '--cluster', '1', '--stages', '3'],
      ('empty-half',)),
 ]
@@ -1320,6 +1328,9 @@ def mutate(ptx, kind):
         # no turns: a warpgroup waits on a stage whose earlier fill, the
         # other's, may not have completed (the parity cannot tell)
         'no-turns': (r'\n[ \t]*bar\.sync %pp_in, 256;[^\n]*', ''),
+        # the last tile's arrive even when the other warpgroup has no
+        # next tile to sync on it
+        'arrive-always': (r'\n[ \t]*@%p bra\.uni \$c_no_turn;[^\n]*', ''),
     }
     if kind in pats:
         pat, rep = pats[kind]
@@ -1338,6 +1349,7 @@ MUTANT_WHAT = {
     'wg2-start': '`mov.u32 %stage, %pp_stage;` removed',
     'phase-flip': '`xor.b32 %phase, %phase, %pp_phase;` removed',
     'no-turns': '`bar.sync %pp_in, 256;` removed (the warpgroups do not take turns)',
+    'arrive-always': 'the turn handed over even when the other warpgroup has no next tile',
     'empty-count': 'empty barriers\' count doubled',
     'empty-half': 'empty barriers\' count halved',
 }

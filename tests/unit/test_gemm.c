@@ -189,7 +189,8 @@ static void test_refusals(void)
 	/* ping-pong: whole 128-row tiles, no FP8, no split, N <= 192 */
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "use --schedule cooperative for e4m3";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_m = 64; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "not 64; use --tile 128x128";
-	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at most 192 with f32 accumulation, not 256; use --tile 128x128";
+	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_m = 64; bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "not 64; use --tile 128x192";
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at most 192 with f32 accumulation, not 256; use --tile 128x192";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "use --split-k 1, or --schedule cooperative";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = 3; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "use cooperative or pingpong";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "sm_90a wgmma kernel's";

@@ -411,7 +411,7 @@ static void test_choose(void)
 	static const struct { mmagen_type a; unsigned m, n, k, sched, tile_n, cluster; } pp[] = {
 		{ MMAGEN_S8, 8192, 8192, 8192, MMAGEN_GEMM_SCHED_PINGPONG, 192, 1 },
 		{ MMAGEN_BF16, 8192, 8192, 8192, MMAGEN_GEMM_SCHED_PINGPONG, 192, 2 },
-		{ MMAGEN_TF32, 4096, 14336, 4096, MMAGEN_GEMM_SCHED_PINGPONG, 192, 2 },
+		{ MMAGEN_BF16, 4096, 14336, 4096, MMAGEN_GEMM_SCHED_PINGPONG, 192, 2 },
 		{ MMAGEN_S8, 4096, 14336, 4096, MMAGEN_GEMM_SCHED_PINGPONG, 192, 1 },
 		{ MMAGEN_BF16, 2048, 2048, 2048, MMAGEN_GEMM_SCHED_PINGPONG, 128, 1 },
 		{ MMAGEN_BF16, 4096, 4096, 4096, 0, 256, 2 },
@@ -427,6 +427,12 @@ static void test_choose(void)
 		      "%s %ux%ux%u: schedule %u tile N %u cluster %u split %u", mmagen_type_name(pp[i].a),
 		      pp[i].m, pp[i].n, pp[i].k, r.schedule, r.tile_n, r.cluster, r.split_k);
 	}
+	/* a tile N of the caller's: the cooperative kernel stays (the rule
+	 * compares ping-pong's tiles with the pick's, not a tile with itself) */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 0);
+	r.tile_n = 96;
+	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && !r.schedule &&
+	      r.tile_n == 96, "tile N given: cooperative (schedule %u)", r.schedule);
 	r = req(MMAGEN_S8, MMAGEN_S32, 0);
 	r.split_k = 2;
 	CHECK(mmagen_gemm_choose(&r, 8192, 8192, 8192, 132) == MMAGEN_OK && !r.schedule,

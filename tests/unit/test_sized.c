@@ -12,6 +12,7 @@
 #include "mmagen.h"
 #include "check.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define GUARD 0xA5
@@ -163,6 +164,30 @@ static void gemm_sizes(void)
 	      v.info.block[0] > 0 && v.info.kernel && v.info.elem_bytes_d == 2,
 	      "gemm_info_of: %s", mmagen_last_error());
 	CHECK(guard_ok(&v, ni, ni + EXTRA), "gemm_info_of wrote past the struct");
+
+	/* fields added since a release start at or past that release's
+	 * sizeof, so that `size` tells the versions apart (session 12's
+	 * structs: 80 and 136 bytes on LP64; schedule went into their tail
+	 * padding at first, where an old library would have taken a new
+	 * caller's request without it) */
+	CHECK(offsetof(mmagen_gemm_request, schedule) >= offsetof(mmagen_gemm_request, tile_k) + 8 &&
+	      offsetof(mmagen_gemm_info, schedule) >= offsetof(mmagen_gemm_info, fp8_promote) + 8 &&
+	      n > offsetof(mmagen_gemm_request, schedule) && ni > offsetof(mmagen_gemm_info, schedule),
+	      "schedule at %zu / %zu: not past the older sizeof",
+	      offsetof(mmagen_gemm_request, schedule), offsetof(mmagen_gemm_info, schedule));
+	/* a caller of the older size: accepted, cooperative; an older info:
+	 * filled up to its size */
+	u.gemm.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
+	u.gemm.size = offsetof(mmagen_gemm_request, reserved0);
+	memset(&v, GUARD, sizeof v);
+	v.info.size = offsetof(mmagen_gemm_info, reserved0);
+	CHECK(!mmagen_gemm_info_of(&u.gemm, &v.info) && guard_ok(&v, v.info.size, ni + EXTRA),
+	      "older sizes: %s", mmagen_last_error());
+	v.info.size = ni;
+	CHECK(!mmagen_gemm_info_of(&u.gemm, &v.info) && v.info.schedule == MMAGEN_GEMM_SCHED_COOP,
+	      "an older request has no schedule (got %u)", v.info.schedule);
+	u.gemm.size = n;
+	u.gemm.schedule = 0;
 
 	v.info.size = 0;
 	CHECK(mmagen_gemm_info_of(&u.gemm, &v.info) == MMAGEN_INVALID_ARGUMENT &&
