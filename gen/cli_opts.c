@@ -498,7 +498,7 @@ static const struct cli_opt options[] = {
 	      "how A and B are stored, BLAS-style: tn is A row-major (M x K) and B "
 	      "column-major (K x N)"),
 	FN("--tile", "MxN[xK]", GEMM, "GEMM", set_tile, gemm, NULL,
-	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192); "
+	   "the block tile (sm_90a: M 128, or 16/32/64 for small M with a K-major A; N a multiple of 16 up to 256; default 128x256, FP8 A and B 128x192, --schedule pingpong 128x128 and at most N 192); "
 	   "K: mma.sync the K of 64- or 128-byte stage rows (bf16 32 or 64; default 128-byte for tn where 4 stages fit), the other paths only their own"),
 	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
