@@ -5,12 +5,21 @@ on the CPU.
 For a set of GEMM variants that MMAGEN generates, the consumer
 warpgroups' epilogue setup and epilogue (the emitted PTX, between
 `$consumer:` and the tile loop, and between `$c_epilogue:` and the end of
-the tile) run for all 256 consumer threads in lockstep over three tiles
-of a persistent CTA.  The accumulators hold symbols ("D", row, col) from
+the tile) run for all 256 consumer threads.  The cooperative schedule:
+both warpgroups in lockstep over three tiles of a persistent CTA,
+warpgroup w storing rows 64(w-1).. of each.  Ping-pong (--schedule
+pingpong): each warpgroup its own tiles, the first the CTA's tiles 0, 2,
+4, the second 1, 3, 5 (run in turn, each with its own stores, waits and
+buffer rotation carried from tile to tile), storing all 128 rows of each
+in two halves.  The accumulators hold symbols ("D", row, col) from
 wgmma's m64nNk16 register layout (restated here from the PTX ISA, not
 taken from the generator): thread lane l of warp w of the warpgroup holds,
 for column group j, registers 4j+2h+i = row 16w + l/4 + 8h, column
-8j + 2(l%4) + i (f16 accumulators: register 2j+h holds both columns).
+8j + 2(l%4) + i (f16 accumulators: register 2j+h holds both columns),
+rows counted from the warpgroup's 64 (cooperative) or from the half's
+(ping-pong: the registers are found in the K loop, two wgmma a K step,
+the first writing one run of registers from A's rows 0-63, the second,
+whose A descriptor is the first's + 64 rows, another run: rows 64-127).
 stmatrix.m8n8.x4 is replayed with the ISA's semantics: thread 8q+r gives
 the address of row r of matrix q, and register q of thread 4r+c holds
 row r, columns 2c and 2c+1.
@@ -19,6 +28,9 @@ Checked for every variant:
   - each TMA store's 64-row x 128-byte box, read with the 128-byte
     swizzle (16-byte unit u of row r at unit u ^ (r % 8)), holds
     D(y + r, x + c) at every position;
+  - the boxes stored for a tile are each 64 rows x 128 bytes of the rows
+    the warpgroup owns (cooperative: its 64; ping-pong: y = m0 and
+    m0 + 64) once, and nothing else;
   - every staging write lies in its warpgroup's buffers, which end before
     the barriers;
   - no write touches bytes that a TMA store still reads (not waited for
@@ -31,9 +43,12 @@ Then the same replay must fail on mutated kernels (two stmatrix registers
 swapped, the swizzle key dropped, the fence or the wait removed; with one
 buffer, a chunk that waits for one store too few or a warpgroup that does
 not sync after the issuer's wait; with buffers taken in turn, a chunk that
-leaves one store too many unread), so that
-a replay that checks nothing cannot pass.  Exit 0 when all is as stated,
-1 otherwise."""
+leaves one store too many unread; ping-pong: the second half's box stored
+at the first half's y, the second half storing the first run of
+accumulators, the second half's first chunk taking a buffer without
+waiting for its last store, and the cases above on ping-pong kernels), so
+that a replay that checks nothing cannot pass.  Exit 0 when all is as
+stated, 1 otherwise."""
 import re
 import subprocess
 import sys
@@ -77,6 +92,31 @@ def regs_of(vec):
     return vec.strip().strip('{}').replace(' ', '').split(',')
 
 
+def acc_sets(lines):
+    """the accumulator registers of the consumer's K loop, in the order of
+    the rows they hold, and a wgmma line: one run of registers (the
+    cooperative form), or two (ping-pong: each K step's first wgmma
+    computes A's rows 0-63 of the stage, the second, whose A descriptor is
+    the first's + 64 rows of 128 bytes (512 in descriptor units), rows
+    64-127)"""
+    mma = [parse(l) for l in lines if re.match(r'\s*wgmma\.mma_async', l)]
+    sets = []
+    for _, _, _, o in mma:
+        if regs_of(o[0]) not in sets:
+            sets.append(regs_of(o[0]))
+    if len(sets) == 1:
+        return sets, lines[max(i for i, l in enumerate(lines) if 'wgmma.mma_async' in l)]
+    if len(sets) != 2 or len(mma) % 2:
+        raise Fail('%d runs of accumulator registers in %d wgmma' % (len(sets), len(mma)))
+    for first, second in zip(mma[0::2], mma[1::2]):
+        if (regs_of(first[3][0]), regs_of(second[3][0])) != (sets[0], sets[1]):
+            raise Fail('the wgmma of a K step do not write the two runs in turn')
+        a0, a1 = first[3][1], second[3][1]
+        if not any(re.match(r'\s*add\.s64 %s, %s, 512;' % (a1, a0), l) for l in lines):
+            raise Fail('the second wgmma of a K step does not read A 64 rows on (%s, %s)' % (a0, a1))
+    return sets, [l for l in lines if re.match(r'\s*wgmma\.mma_async', l)][-1]
+
+
 class Thread:
     def __init__(self, wg, w, l):
         self.wg, self.w, self.l = wg, w, l
@@ -102,6 +142,7 @@ class Replay:
         self.banks = {}
         self.mem = {}
         self.stores = 0
+        self.boxes = {}       # tile -> (warpgroup, x, y) of each TMA store
         self.wgs = {1: WGState(), 2: WGState()}
         p = self.ptx
         cons = self.find(r'^\$consumer:')
@@ -115,12 +156,17 @@ class Replay:
         self.srow = re.search(r'mov\.u32 (%r\d+), mmagen_smem', p[i]).group(1)
         self.d_off = int(re.search(r'add\.u32 %r\d+, %r\d+, (\d+);', p[i + 1]).group(1))
         self.bar_off = int(re.search(r'add\.u32 %full, %smem, (\d+);', '\n'.join(p)).group(1))
-        # the accumulators: the last wgmma's destinations; FP8 adds them
+        # the accumulators: register -> (half, index); half None for the
+        # cooperative form (the warpgroup's 64 rows), 0 or 1 for ping-pong
+        # (the first or the second wgmma of each K step); FP8 adds them
         # into sums (add.f32 s, s, partial), which the epilogue reads
-        wg_line = [l for l in p[cons:self.b0] if 'wgmma.mma_async' in l][-1]
-        dest = regs_of(re.search(r'\{([^}]*)\}', wg_line).group(1))
+        sets, wg_line = acc_sets(p[cons:self.b0])
+        self.pingpong = len(sets) == 2
         self.acc_f16 = re.search(r'm64n\d+k\d+\.(\w+)\.', wg_line).group(1) == 'f16'
-        self.acc = {r: k for k, r in enumerate(dest)}
+        self.acc = {}
+        for h, dest in enumerate(sets):
+            for k, r in enumerate(dest):
+                self.acc[r] = (h if self.pingpong else None, k)
         sums = {}
         for l in p[cons:self.b0]:
             m = re.match(r'\s*add\.f32 (%f\d+), \1, (%f\d+);', l)
@@ -142,9 +188,10 @@ class Replay:
         if len(self.errors) < 20:      # a broken kernel can make millions
             self.errors.append(s)
 
-    def acc_value(self, t, k, tile):
+    def acc_value(self, t, hk, tile):
         m0, n0 = tile
-        row = m0 + 64 * (t.wg - 1) + 16 * t.w + t.l // 4
+        half, k = hk
+        row = m0 + 64 * (t.wg - 1 if half is None else half) + 16 * t.w + t.l // 4
         col = n0 + 2 * (t.l % 4)
         if self.acc_f16:
             j, h = k // 2, k % 2
@@ -333,6 +380,7 @@ class Replay:
                 if a % 1024:
                     self.err('store from %d: not 1024-byte aligned (128-byte swizzle)' % a)
                 s.open.append((a, x, y, rows))
+                self.boxes.setdefault(tile, []).append((t.wg, x, y))
                 self.stores += 1
             return
         if op.startswith('bra'):
@@ -420,15 +468,39 @@ class Replay:
                      (t1.r[self.srow], self.d_off))
         if self.d_off + 2 * self.bufs * CHUNK > self.bar_off:
             self.err('the staging overlaps the barriers')
-        for m0, n0 in tiles:
-            for t in threads:
+        if self.pingpong:
+            # each warpgroup its own tiles, all 128 rows of each: the
+            # first the CTA's tiles 0, 2, 4, the second 1, 3, 5
+            runs = [((t % 2) + 1, tile) for t, tile in enumerate(tiles)]
+        else:
+            # both warpgroups the same tile, in lockstep
+            runs = [(None, tile) for tile in tiles[:3]]
+        for wg, (m0, n0) in runs:
+            group = [t for t in threads if wg in (None, t.wg)]
+            for t in group:
                 t.r['%m0'], t.r['%n0'], t.r['%m'] = m0, n0, 1 << 20
                 t.r[self.mlim] = m0 + self.bm
                 # as the kernel: a warpgroup with no rows in the tile
                 # (tile M 64 or less: the second) stores nothing
-                t.r['%idle'] = m0 + 64 * (t.wg - 1) >= t.r[self.mlim]
+                first = m0 if self.pingpong else m0 + 64 * (t.wg - 1)
+                t.r['%idle'] = first >= t.r[self.mlim]
                 t.skip = None
-            self.run(threads, self.b0, self.b1, (m0, n0))
+            self.run(group, self.b0, self.b1, (m0, n0))
+            # the boxes stored: every 64 rows x 128 bytes of the tile that
+            # the warpgroup owns, once each, and nothing else
+            want = []
+            for w in ((1, 2) if wg is None else (wg,)):
+                for half in ((0, 1) if self.pingpong else (w - 1,)):
+                    y = m0 + 64 * half
+                    if y < m0 + self.bm:
+                        want += [(w, x, y) for x in range(n0, n0 + self.bn, 128 // self.es)]
+            got = self.boxes.pop((m0, n0), [])
+            if sorted(got) != sorted(want):
+                self.err('tile (%d, %d): the stores write boxes %s, not %s' %
+                         (m0, n0, sorted(set(got) - set(want))[:4] or sorted(got)[:4],
+                          sorted(set(want) - set(got))[:4] or sorted(want)[:4]))
+        if self.boxes:
+            self.err('stores outside the tiles run: %s' % list(self.boxes)[:4])
         if self.bm <= 64 and self.wgs[2].pending:
             self.err('the second warpgroup stored D of a %d-row tile' % self.bm)
         for wg in (1, 2):
@@ -444,7 +516,8 @@ class Replay:
 
 
 def replay(ptx, bm, bn, es, beta):
-    tiles = [(0, 0), (2 * bm, bn), (4 * bm, 0)]
+    # the CTA's tiles, in turn (the cooperative form runs the first three)
+    tiles = [(0, 0), (2 * bm, bn), (4 * bm, 0), (2 * bm, 0), (6 * bm, 2 * bn), (0, bn)]
     return Replay(ptx, bm, bn, es, beta).go(tiles)
 
 
@@ -470,6 +543,13 @@ VARIANTS = [
     # the three tiles: 4 of 6, 5 of 8
     ('s8', 'u8', 's32', ['--tile', '128x192']),
     ('bf16', 'bf16', 'f32', []),
+    # ping-pong: each warpgroup stores both 64-row halves of its own tiles
+    ('s8', 's8', 's32', ['--schedule', 'pingpong', '--tile', '128x128']),
+    ('s8', 's8', 's32', ['--schedule', 'pingpong', '--tile', '128x192']),
+    ('bf16', 'bf16', 'bf16', ['--schedule', 'pingpong']),
+    ('f16', 'f16', 'f16', ['--acc', 'f16', '--schedule', 'pingpong']),
+    ('bf16', 'bf16', 'f32', ['--schedule', 'pingpong', '--tile', '128x192']),
+    ('bf16', 'bf16', 'e4m3', ['--schedule', 'pingpong']),
 ]
 ESIZE = {'bf16': 2, 'f16': 2, 'f32': 4, 's32': 4, 'e4m3': 1, 'e5m2': 1}
 
@@ -486,10 +566,33 @@ def mutate(ptx, what):
     (every copy of the epilogue), or None when there is none to make"""
     lines = ptx.split('\n')
     start = next(i for i, l in enumerate(lines) if l.startswith('$c_epilogue:'))
+    cons = next(i for i, l in enumerate(lines) if l.startswith('$consumer:'))
+    sets = acc_sets(lines[cons:start])[0]
+    # ping-pong: the second half's rows are the first's + 64 (add.u32
+    # half1, row, 64 with row = mov.u32 row, %m0 + the lane's offset)
+    row = re.search(r'(?:mov|add)\.u32 (%r\d+), %m0[,;]', '\n'.join(lines[start:start + 10])).group(1)
+    second = False
     done = 0
     for i in range(start, len(lines)):
         l = lines[i]
-        if what == 'swap' and 'stmatrix' in l:
+        if re.match(r'\s*add\.u32 %%r\d+, %s, 64;' % row, l):
+            second = True
+        if what == 'y64' and re.match(r'\s*add\.u32 %r\d+, %m0, 64;', l) \
+                and 'cp.async.bulk.tensor' in lines[i + 1]:
+            # ping-pong: the second half's box goes to the first half's rows
+            lines[i] = l.replace(', 64;', ', 0;')
+        elif what == 'half' and len(sets) == 2 and \
+                any(re.search(r'%s\b' % re.escape(r), l) for r in sets[1] if r in l):
+            # ping-pong: the second half stores the first run of accumulators
+            first = dict(zip(sets[1], sets[0]))
+            lines[i] = re.sub(r'%[a-z]+\d+\b', lambda m: first.get(m.group(0), m.group(0)), l)
+        elif what == 'wait2' and second and \
+                re.match(r'\s*@%p\d+ cp\.async\.bulk\.wait_group\.read', l):
+            # buffers in turn: the second half's first chunk takes its
+            # buffer without waiting for the store that read it last
+            lines[i] = ''
+            second = False
+        elif what == 'swap' and 'stmatrix' in l:
             r = re.search(r'\{(%r\d+), (%r\d+),', l)
             lines[i] = l.replace(r.group(0), '{%s, %s,' % r.groups()[::-1])
         elif what == 'pair' and 'st.shared.v2.b32' in l:
@@ -541,7 +644,14 @@ def main():
     for a, b, out, more, kinds in (('bf16', 'bf16', 'bf16', [], ('swap', 'key', 'fence', 'wait')),
                                    ('tf32', 'tf32', 'f32', [], ('pair', 'fence', 'wait')),
                                    ('e4m3', 'e5m2', 'bf16', [], ('read1', 'sync', 'fence')),
-                                   ('s8', 'u8', 's32', ['--tile', '128x192'], ('readk', 'sync'))):
+                                   ('s8', 'u8', 's32', ['--tile', '128x192'], ('readk', 'sync')),
+                                   # ping-pong
+                                   ('s8', 's8', 's32', ['--schedule', 'pingpong', '--tile', '128x128'],
+                                    ('y64', 'half', 'wait2', 'readk')),
+                                   ('f16', 'f16', 'f16', ['--acc', 'f16', '--schedule', 'pingpong'],
+                                    ('y64', 'half', 'wait2')),
+                                   ('bf16', 'bf16', 'e4m3', ['--schedule', 'pingpong'],
+                                    ('y64', 'half', 'read1'))):
         ptx, bm, bn = generate(mmagen, a, b, out, more)
         for kind in kinds:
             bad = mutate(ptx, kind)
