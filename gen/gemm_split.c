@@ -475,9 +475,8 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * without split-K or FP8 promotion, and a ping-pong tile (N 192 or 128,
  * at most 64 columns narrower than the pick's) has at least a full wave
  * of tiles and at most PP_EDGE of the pick's work per CTA (waves x tile
- * area, the waves rounded up): one warpgroup
- * writes D while the other's wgmma run, which the fitted model above
- * does not know.  H200, 8192^3, ncu cycles: s8 128x192 ping-pong 1.077M
+ * area, the waves rounded up): one warpgroup writes D while the other's
+ * wgmma run, which the fitted model above does not know.  H200, 8192^3, ncu cycles: s8 128x192 ping-pong 1.077M
  * against 1.161M (cooperative 128x256) and cuBLASLt's 1.090M; bf16
  * 2.124M against 2.190M; tf32 4.258M against 4.377M.  Time ratios to
  * cuBLASLt, same runs, cooperative -> ping-pong: s8 8192^3 (128x192)
@@ -489,9 +488,9 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * f16 0.992 -> 0.959, tf32 1.013 -> 0.901), mixed for s8 (4096^3 0.968
  * -> 1.008, 4096 x 4096 x 14336 1.081 -> 1.038): hence "at most 64
  * narrower", unless the pick runs one wave (2048^3 above: 128 tiles of
- * 128x256 against 2 per CTA of 128x128, one for each warpgroup).  8-bit inputs take cluster 1 (s8 128x192: 1.077M against
- * 1.079M with 2; 128x128 1.096M against 1.111M); the others keep the
- * pick's. */
+ * 128x256 against 2 per CTA of 128x128, one for each warpgroup).
+ * 8-bit inputs take cluster 1 (s8 128x192: 1.077M against 1.079M with
+ * 2; 128x128 1.096M against 1.111M); the others keep the pick's. */
 #define PP_EDGE 0.97
 static void choose_pingpong(const mmagen_gemm_request *req, mmagen_gemm_request *best,
 			    struct work bw, uint32_t m, uint32_t n, uint32_t k, unsigned sms)

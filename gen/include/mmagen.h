@@ -801,7 +801,8 @@ typedef struct mmagen_gemm_request {
  * D together while the tensor cores wait.  Ping-pong: each warpgroup
  * takes every other tile of its CTA whole (two m64 wgmma a K step), so
  * that one writes D while the other's wgmma run; tile M 128, no split-K,
- * no FP8 promotion, 32-bit accumulators up to 128 wide (f16 up to 256). */
+ * no FP8 inputs, tile N up to 192 with 32-bit accumulators (default 128)
+ * and up to 256 with f16 (default 256). */
 enum { MMAGEN_GEMM_SCHED_AUTO = 0, MMAGEN_GEMM_SCHED_COOP, MMAGEN_GEMM_SCHED_PINGPONG };
 
 /* split_k: the wgmma split-K kernel, S chosen by the host at run time. */
@@ -881,9 +882,9 @@ typedef struct mmagen_gemm_info {
 	 * request's promote_k; mmagen_gemm_split_for's cost model counts the
 	 * wait before each promotion); 0 for other kernels. */
 	unsigned fp8_promote;
+	unsigned reserved0;   /* padding named so that the struct grew; 0 */
 	/* The wgmma path's MMAGEN_GEMM_SCHED_COOP or _PINGPONG (the grid,
 	 * block and parameters are the same); 0 for other kernels. */
-	unsigned reserved0;   /* padding named so that the struct grew; 0 */
 	unsigned schedule;
 } mmagen_gemm_info;
 

@@ -31,6 +31,16 @@ static int assemble(const char *ptxas, const char *dir, const mmagen_gemm_reques
 	return assemble_for(ptxas, dir, r, what, "sm_90a", 0);
 }
 
+/* A wgmma-path request (sm_90a) for A, B and D; the rest the defaults. */
+static void sm90_request(mmagen_gemm_request *r, mmagen_type a, mmagen_type b, mmagen_type out)
+{
+	mmagen_gemm_request_init(r);
+	mmagen_target_parse("sm_90a", &r->target);
+	r->a = a;
+	r->b = b;
+	r->out = out;
+}
+
 /* The mma.sync path: every type mix, layout and accumulator it offers, on
  * sm_80, sm_86, sm_89 and (--path mma.sync) sm_90; tiles and split-K on
  * one type. */
@@ -262,12 +272,8 @@ static void check_sm90_more(const char *ptxas, const char *dir)
 	char what[200];
 	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
 		mmagen_gemm_request r;
-		mmagen_gemm_request_init(&r);
-		mmagen_target_parse("sm_90a", &r.target);
-		r.a = vs[i].a;
-		r.b = vs[i].b;
+		sm90_request(&r, vs[i].a, vs[i].b, vs[i].out);
 		r.acc = vs[i].acc;
-		r.out = vs[i].out;
 		r.layout = vs[i].layout;
 		r.tile_n = vs[i].tile_n;
 		r.cluster = vs[i].cluster;
@@ -297,11 +303,7 @@ static void check_split_tile_m(const char *ptxas, const char *dir)
 			mmagen_gemm_request r;
 			if (c % vs[v].every)
 				continue;
-			mmagen_gemm_request_init(&r);
-			mmagen_target_parse("sm_90a", &r.target);
-			r.a = combos[c].a;
-			r.b = combos[c].b;
-			r.out = combos[c].out;
+			sm90_request(&r, combos[c].a, combos[c].b, combos[c].out);
 			r.tile_m = vs[v].tile_m;
 			r.tile_n = vs[v].tile_n;
 			r.split_k = vs[v].split;
@@ -312,9 +314,7 @@ static void check_split_tile_m(const char *ptxas, const char *dir)
 			CHECK(!assemble(ptxas, dir, &r, what), "%s", what);
 		}
 	mmagen_gemm_request r;
-	mmagen_gemm_request_init(&r);
-	mmagen_target_parse("sm_90a", &r.target);
-	r.a = r.b = r.out = MMAGEN_BF16;
+	sm90_request(&r, MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16);
 	r.tile_m = 16;
 	r.layout = MMAGEN_GEMM_TT;
 	CHECK(!assemble(ptxas, dir, &r, "gemm bf16 tt, tile M 16"), "gemm bf16 tt, tile M 16");
@@ -342,11 +342,7 @@ static void check_promote(const char *ptxas, const char *dir)
 	char what[200];
 	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
 		mmagen_gemm_request r;
-		mmagen_gemm_request_init(&r);
-		mmagen_target_parse("sm_90a", &r.target);
-		r.a = vs[i].a;
-		r.b = vs[i].b;
-		r.out = MMAGEN_BF16;
+		sm90_request(&r, vs[i].a, vs[i].b, MMAGEN_BF16);
 		r.promote_k = vs[i].k;
 		r.tile_m = vs[i].tile_m;
 		r.tile_n = vs[i].tile_n;
@@ -421,11 +417,7 @@ static void check_pingpong(const char *ptxas, const char *dir)
 				mmagen_gemm_request r;
 				if (combos[c].a == MMAGEN_E4M3 || combos[c].a == MMAGEN_E5M2)
 					continue;
-				mmagen_gemm_request_init(&r);
-				mmagen_target_parse("sm_90a", &r.target);
-				r.a = combos[c].a;
-				r.b = combos[c].b;
-				r.out = combos[c].out;
+				sm90_request(&r, combos[c].a, combos[c].b, combos[c].out);
 				r.tile_n = t ? 64 : 0;
 				r.cluster = cl;
 				r.schedule = MMAGEN_GEMM_SCHED_PINGPONG;
@@ -436,12 +428,8 @@ static void check_pingpong(const char *ptxas, const char *dir)
 			}
 	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
 		mmagen_gemm_request r;
-		mmagen_gemm_request_init(&r);
-		mmagen_target_parse("sm_90a", &r.target);
-		r.a = vs[i].a;
-		r.b = vs[i].b;
+		sm90_request(&r, vs[i].a, vs[i].b, vs[i].out);
 		r.acc = vs[i].acc;
-		r.out = vs[i].out;
 		r.layout = vs[i].layout;
 		r.tile_m = vs[i].tile_m;
 		r.tile_n = vs[i].tile_n;
@@ -478,11 +466,7 @@ int main(int argc, char **argv)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {
 				mmagen_gemm_request r;
-				mmagen_gemm_request_init(&r);
-				mmagen_target_parse("sm_90a", &r.target);
-				r.a = combos[c].a;
-				r.b = combos[c].b;
-				r.out = combos[c].out;
+				sm90_request(&r, combos[c].a, combos[c].b, combos[c].out);
 				r.tile_n = tile_n[t];
 				r.cluster = cl;
 				snprintf(what, sizeof what, "gemm %s x %s -> %s, tile N %u, cluster %u",

@@ -53,6 +53,8 @@ import re
 import subprocess
 import sys
 
+from ptx_ops import split_ops
+
 CHUNK = 64 * 128          # one staging buffer: 64 rows x 128 bytes
 M32 = 0xffffffff
 
@@ -74,18 +76,7 @@ def parse(line):
         pred = (m.group(1) == '!', m.group(2))
         line = m.group(3)
     op, _, rest = line.rstrip(';').partition(' ')
-    ops, cur, depth = [], '', 0
-    for ch in rest:
-        depth += ch in '{['
-        depth -= ch in '}]'
-        if ch == ',' and depth == 0:
-            ops.append(cur.strip())
-            cur = ''
-        else:
-            cur += ch
-    if cur.strip():
-        ops.append(cur.strip())
-    return ('ins', pred, op, ops)
+    return ('ins', pred, op, split_ops(rest))
 
 
 def regs_of(vec):

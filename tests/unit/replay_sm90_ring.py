@@ -70,6 +70,8 @@ import sys
 import time
 from collections import Counter
 
+from ptx_ops import split_ops
+
 WARPS_PER_WG = 4       # a consumer warpgroup's warps: one lane 0 stands for 4
 THREADS = (0, 1, 128, 129, 256, 257)
 ESIZE = {'s8': 1, 'u8': 1, 'e4m3': 1, 'e5m2': 1, 'bf16': 2, 'f16': 2, 'tf32': 4}
@@ -125,21 +127,6 @@ class CAddr:
 
 
 # ---------------------------------------------------------------- parsing
-
-def split_ops(rest):
-    ops, cur, depth = [], '', 0
-    for ch in rest:
-        depth += ch in '{['
-        depth -= ch in '}]'
-        if ch == ',' and depth == 0:
-            ops.append(cur.strip())
-            cur = ''
-        else:
-            cur += ch
-    if cur.strip():
-        ops.append(cur.strip())
-    return ops
-
 
 def vec(tok):
     return [x.strip() for x in tok.strip().strip('{}').split(',') if x.strip()]
