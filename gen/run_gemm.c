@@ -26,6 +26,11 @@
 #define LT_WORKSPACE (32ull << 20)     /* cuBLAS's advice for Hopper */
 #define POISON 0xFFu                   /* NaN in every float type, -1 in s32 */
 #define RUN_REPS 30u                   /* timed launches without --reps */
+/* --bench without --reps: bursts of about this long (the clocks line
+ * flags bursts under 0.2 s: the H200 ran and read above its sustained
+ * clock in such), RUN_REPS to AUTO_REPS_MAX launches */
+#define AUTO_BURST_MS 300.0
+#define AUTO_REPS_MAX 2000u
 
 void run_gemm_opts_init(struct run_gemm_opts *o)
 {
@@ -754,6 +759,22 @@ static void print_timing(const char *who, const struct rg_problem *p, const stru
 	       t->gaps ? "  [the host queued slower than the GPU ran: gaps may count]" : "");
 }
 
+/* The memset that keeps the GPU busy while the host queues `reps`
+ * launches (64 MiB a launch, 512 MiB to 4 GiB); *blocker 0 when there is
+ * no room (timed without it: gaps then show).  Frees the one before. */
+static void blocker_alloc(struct gpu *g, unsigned reps, uint64_t *blocker, uint64_t *blocker_bytes)
+{
+	mmart_free(g->ctx, *blocker);
+	*blocker = 0;
+	*blocker_bytes = (uint64_t)reps * (64ull << 20);
+	if (*blocker_bytes < (512ull << 20))
+		*blocker_bytes = 512ull << 20;
+	if (*blocker_bytes > (4ull << 30))
+		*blocker_bytes = 4ull << 30;
+	if (mmart_alloc(g->ctx, *blocker_bytes, blocker))
+		*blocker = 0;
+}
+
 /* Enough operand sets that, between two uses of one, the others' A and B
  * pass through the whole L2 (every set holds the same random values: L2
  * caches addresses, not values), and the blocker that keeps the queue
@@ -767,8 +788,6 @@ static int timing_sets(struct gpu *g, const struct rg_data *d, unsigned reps, ui
 		sets = 2;
 	if (sets > MAX_SETS)
 		sets = MAX_SETS;
-	*blocker = 0;
-	*blocker_bytes = (uint64_t)reps * (64ull << 20);
 	if (!(g->sets = alloc_sets(sets))) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		return 1;
@@ -778,13 +797,25 @@ static int timing_sets(struct gpu *g, const struct rg_data *d, unsigned reps, ui
 			g->nsets++;
 			return 1;
 		}
-	if (*blocker_bytes < (512ull << 20))
-		*blocker_bytes = 512ull << 20;
-	if (*blocker_bytes > (4ull << 30))
-		*blocker_bytes = 4ull << 30;
-	if (mmart_alloc(g->ctx, *blocker_bytes, blocker))
-		*blocker = 0;       /* no room: time without it (gaps then show) */
+	*blocker = 0;
+	blocker_alloc(g, reps, blocker, blocker_bytes);
 	return 0;
+}
+
+/* --bench without --reps: launches enough for a burst of about
+ * AUTO_BURST_MS, from the median of a short burst of mmagen's own
+ * (RUN_REPS to AUTO_REPS_MAX); 0 on a failed launch. */
+static unsigned auto_reps(struct gpu *g, uint64_t blocker, uint64_t blocker_bytes)
+{
+	float ms[10];
+	int gaps = 0;
+	if (burst(g, launch_mmagen, 10, blocker, blocker_bytes, ms, &gaps, NULL))
+		return 0;
+	double t = median_ms(ms, 10);
+	double n = t > 0 ? AUTO_BURST_MS / t : AUTO_REPS_MAX;
+	if (n > AUTO_REPS_MAX)
+		n = AUTO_REPS_MAX;
+	return n < RUN_REPS ? RUN_REPS : (unsigned)n + 1;
 }
 
 
@@ -838,10 +869,24 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	have_lt = lt_setup(g, why, sizeof why);
 	if (have_lt < 0)
 		goto out;
+	char how[96] = "";
+	if (o->reps_auto) {
+		if (!(reps = auto_reps(g, blocker, blocker_bytes)))
+			goto out;
+		float *more = realloc(ms, reps * sizeof *ms);
+		if (!more) {
+			fprintf(stderr, "mmagen: run gemm: out of memory\n");
+			goto out;
+		}
+		ms = more;
+		blocker_alloc(g, reps, &blocker, &blocker_bytes);
+		snprintf(how, sizeof how, " (about %.1f s each, from a timed launch; --reps sets it)",
+			 AUTO_BURST_MS / 1000);
+	}
 	g->nvml = nvml_open_ctx(g->ctx, g->nvml_why, sizeof g->nvml_why);
 	if (have_lt > 0) {
-		printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u\n",
-		       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps);
+		printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, median of %u%s\n",
+		       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps, how);
 		if (time_launches(g, launch_mmagen, reps, blocker, blocker_bytes, &tm, &c[0]))
 			goto out;
 		print_timing("mmagen", p, &tm);
@@ -857,8 +902,8 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 	 * cuBLASLt, mmagen, each side's figure the mean of its two bursts'
 	 * medians: a clock that drifts with power and temperature during the
 	 * run then favours neither */
-	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, bursts of %u in the order mmagen, cuBLASLt, cuBLASLt, mmagen, the mean of each one's two medians\n",
-	       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps);
+	printf("bench gemm %s: %u buffer sets (%.0f MiB of A and B; L2 %llu MiB), %d warm-up launches, bursts of %u%s in the order mmagen, cuBLASLt, cuBLASLt, mmagen, the mean of each one's two medians\n",
+	       what, sets, (double)(ab * sets) / (1 << 20), L2_BYTES >> 20, WARMUP, reps, how);
 	struct timing b[4];
 	int gaps[4] = { 0, 0, 0, 0 };
 	launch_fn *order[4] = { launch_mmagen, launch_lt, launch_lt, launch_mmagen };
@@ -1539,8 +1584,10 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		fprintf(stderr, "mmagen: run gemm: --reps counts the timed launches of --bench and --tune; give one of them, or leave --reps out\n");
 		return 2;
 	}
-	if (!given.reps)
+	if (!given.reps) {
 		given.reps = RUN_REPS;
+		given.reps_auto = given.bench;
+	}
 	o = &given;
 	if (!o->time_load && (!o->m || !o->n || !o->k)) {
 		fprintf(stderr, "mmagen: run gemm needs --m, --n and --k; e.g. --m 4096 --n 4096 --k 4096\n");

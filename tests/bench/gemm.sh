@@ -28,7 +28,8 @@
 #            TYPES="e4m3xe5m2:f16 s8:f32".  s4/u4 (packed two a byte) run
 #            on the mma.sync path only (PATHS=mma.sync) and cuBLASLt has no
 #            int4 GEMM: mmagen's figures alone, no cuBLASLt column or ratio
-#   REPS     timed launches per shape (default 30)
+#   REPS     timed launches per burst (default: run gemm's own, bursts of
+#            about 0.3 s, so that large shapes run at their sustained clock)
 #   ARGS     more options for every run (e.g. "--cluster 2 --tile 128x256")
 #   LOAD=0   leaves the load times out
 #   PATHS    the kernels, space-separated: wgmma, mma.sync, or default (the
@@ -45,7 +46,7 @@ mm=${1:-build/mmagen}
 csv=${2:-gemm-bench.csv}
 base=${csv%.csv}
 here=$(dirname "$0")
-reps=${REPS:-30}
+reps=${REPS:-}
 types=${TYPES:-bf16}
 split=${SPLIT:+--split-k $SPLIT}
 [ "$types" = all ] && types="bf16 f16 tf32 e4m3 s8"
@@ -117,7 +118,7 @@ EOF
 	echo "$shapes" | while read -r m n k; do
 		# shellcheck disable=SC2086
 		"$mm" run gemm --a "$a" --b "$b" --out "$out" --m "$m" --n "$n" --k "$k" \
-			--bench --reps "$reps" ${path:+--path "$path"} $split $ARGS </dev/null >"$log" 2>&1
+			--bench ${reps:+--reps "$reps"} ${path:+--path "$path"} $split $ARGS </dev/null >"$log" 2>&1
 		rc=$?
 		[ $rc -eq 77 ] && { cat "$log"; exit 77; }
 		if [ $rc -ne 0 ]; then cat "$log"; echo "FAIL: $name $m x $n x $k"; exit 1; fi
