@@ -492,17 +492,19 @@ struct timing {
  * event between each two, their times into ms[].  A memset of `blocker`
  * bytes goes first, so the GPU is busy while the host queues the timed
  * launches: each interval is then one kernel on a full queue, not the
- * host's launch latency.  If the host still fell behind, *gaps is set.
+ * host's launch latency.  If the host still fell behind (a launch queued
+ * later than the memset and the launches before it, at the shortest time
+ * measured, could have taken), *gaps is set.
  * With clk and g->nvml, the clocks while they ran into *clk. */
 static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t blocker,
 		 uint64_t blocker_bytes, float *ms, int *gaps, struct nvml_stats *clk)
 {
 	mmart_event **ev = calloc(reps + 3, sizeof *ev);
+	double *queued = calloc(reps, sizeof *queued);   /* host ms at each launch */
 	float block_ms = 0;
-	double host_ms = 0;
 	int rc = 1;
 
-	if (!ev) {
+	if (!ev || !queued) {
 		fprintf(stderr, "mmagen: run gemm: out of memory\n");
 		goto out;
 	}
@@ -525,10 +527,10 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 			goto rt;
 		if (launch(g, &g->sets[r % g->nsets]))
 			goto out;
+		queued[r] = now_ms() - t0;
 	}
 	if (mmart_event_record(g->ctx, ev[reps], g->stream))
 		goto rt;
-	host_ms = now_ms() - t0;
 	/* sampled from here to the sync: started once the launches are
 	 * queued, the sampler's thread and reads cannot slow the queueing
 	 * (and open gaps between launches) */
@@ -541,7 +543,13 @@ static int burst(struct gpu *g, launch_fn *launch, unsigned reps, uint64_t block
 	for (unsigned r = 0; r < reps; r++)
 		if (mmart_event_elapsed_ms(g->ctx, ev[r], ev[r + 1], &ms[r]))
 			goto rt;
-	*gaps |= host_ms > block_ms;
+	/* a gap: launch r was queued after the GPU could have reached it,
+	 * the memset plus r launches at the shortest time measured */
+	float least = ms[0];
+	for (unsigned r = 1; r < reps; r++)
+		least = ms[r] < least ? ms[r] : least;
+	for (unsigned r = 0; r < reps; r++)
+		*gaps |= queued[r] > block_ms + (double)r * least;
 	rc = 0;
 	goto out;
 rt:
@@ -550,6 +558,7 @@ out:
 	for (unsigned i = 0; ev && i < reps + 3; i++)
 		mmart_event_destroy(g->ctx, ev[i]);
 	free(ev);
+	free(queued);
 	return rc;
 }
 
