@@ -555,7 +555,7 @@ static const struct cli_opt options[] = {
 	FLAG("--bench", RG, "Run GEMM", rg.bench,
 	     "time the kernel with CUDA events, and cuBLASLt on the same problem when it is there"),
 	FN("--reps", "R", RG, "Run GEMM", set_reps, rg.reps, NULL,
-	   "--bench and --tune: timed launches, the median reported (default: --tune 30; --bench as many as make a burst of about 0.3 s, 30 to 2000)"),
+	   "--bench and --tune: timed launches, the median reported (default: --tune 30; --bench as many as make a burst of mmagen's about 0.3 s, 30 to 2000; sm_120a 30)"),
 	STR("--save", NULL, "DIR", RG, "Run GEMM", rg.save,
 	    "write A, B, C, D (raw little-endian) and gemm.json describing them into DIR"),
 	STR("--load", NULL, "DIR", RG, "Run GEMM", rg.load,

@@ -821,12 +821,11 @@ static unsigned auto_reps(struct gpu *g, uint64_t blocker, uint64_t blocker_byte
 	if (burst(g, launch_mmagen, 10, blocker, blocker_bytes, ms, &gaps, NULL))
 		return 0;
 	double t = median_ms(ms, 10);
-	double n = t > 0 ? AUTO_BURST_MS / t : AUTO_REPS_MAX;
-	if (n > AUTO_REPS_MAX)
-		n = AUTO_REPS_MAX;
-	return n < RUN_REPS ? RUN_REPS : (unsigned)n + 1;
+	if (!(t > 0))         /* a timer that read nothing: the fixed count */
+		return RUN_REPS;
+	double n = ceil(AUTO_BURST_MS / t);
+	return n > AUTO_REPS_MAX ? AUTO_REPS_MAX : n < RUN_REPS ? RUN_REPS : (unsigned)n;
 }
-
 
 /* The clocks line: what each side ran at (lt NULL: mmagen alone), or
  * why that is not known.  Its first word is "clocks": scripts that read
@@ -889,7 +888,7 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 		}
 		ms = more;
 		blocker_alloc(g, reps, &blocker, &blocker_bytes);
-		snprintf(how, sizeof how, " (about %.1f s each, from a timed launch; --reps sets it)",
+		snprintf(how, sizeof how, " (mmagen's about %.1f s, sized by a first burst of 10; --reps sets it)",
 			 AUTO_BURST_MS / 1000);
 	}
 	g->nvml = nvml_open_ctx(g->ctx, g->nvml_why, sizeof g->nvml_why);

@@ -19,6 +19,7 @@ check() {
 # and 1600 MHz for bf16, not sampled for s8
 cat >"$dir/mmagen" <<'FAKE'
 #!/bin/sh
+echo "$*" >>"$(dirname "$0")/args"
 m=0 load=0 a=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,6 +56,7 @@ chmod +x "$dir/mmagen"
 TYPES="bf16 s8" REPS=3 sh "$here/gemm.sh" "$dir/mmagen" "$dir/out.csv" >"$dir/log" 2>&1
 rc=$?
 check '[ $rc -eq 0 ]' "gemm.sh exit $rc: $(tail -5 "$dir/log")"
+check '[ "$(grep -cE -- "--bench --reps 3( |$)" "$dir/args")" -eq 26 ]' "REPS=3: every bench run with --reps 3"
 check '[ "$(head -n 1 "$dir/out.csv")" = "m,n,k,type,mmagen_tflops,cublaslt_tflops,ratio,split,mmagen_mhz,cublaslt_mhz" ]' "CSV header"
 check '[ "$(grep -c ",bf16xbf16:bf16," "$dir/out.csv")" -eq 13 ] && [ "$(grep -c ",s8xs8:s32," "$dir/out.csv")" -eq 13 ]' \
 	"13 problems per type: $(wc -l <"$dir/out.csv") lines"
@@ -87,6 +89,12 @@ assert all(len(l.get(\"points\").split()) == 13 for l in lines)
 else
 	check 'grep -q "no python3: the plot" "$dir/log"' "the plot is skipped with a line"
 fi
+# without REPS, run gemm sizes its own bursts: no --reps
+rm -f "$dir/args"
+TYPES=bf16 LOAD=0 sh "$here/gemm.sh" "$dir/mmagen" "$dir/out2.csv" >"$dir/log3" 2>&1
+rc=$?
+check '[ $rc -eq 0 ] && [ "$(grep -c -- "--bench" "$dir/args")" -eq 13 ] && ! grep -q -- "--reps" "$dir/args"' \
+	"REPS unset: exit $rc, $(grep -c -- "--reps" "$dir/args") runs with --reps"
 # a failing run stops it with exit 1 and no CSV
 printf '#!/bin/sh\necho "mmagen: run gemm: boom" >&2\nexit 1\n' >"$dir/bad"
 chmod +x "$dir/bad"
