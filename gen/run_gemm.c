@@ -37,7 +37,7 @@ void run_gemm_opts_init(struct run_gemm_opts *o)
 	memset(o, 0, sizeof *o);
 	o->alpha = 1;
 	o->d_scale = 1;
-	o->reps = 0;          /* not given: RUN_REPS for --bench and --tune */
+	o->reps = 0;          /* not given: RUN_REPS for --tune, auto_reps for --bench */
 }
 
 static int rt_fail(const char *what)

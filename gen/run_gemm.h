@@ -46,7 +46,7 @@ struct run_gemm_opts {
 	unsigned reps;           /* --bench, --tune: timed launches (median);
 				  * 0: not given (30; --bench: see reps_auto) */
 	int reps_auto;           /* set by run_gemm: --bench without --reps
-				  * sizes its bursts from a timed launch */
+				  * sizes its bursts by a first burst of 10 */
 	const char *save, *load; /* directories, or NULL */
 	int tune;                /* --tune: try rg_tune_candidates, remember the best */
 	int time_load;           /* --time-load: generation, cold JIT, warm load */

@@ -177,8 +177,9 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 	 * entry): the consumers would then run without their registers */
 	/* and a C75xx line about wgmma when it serializes them (C7518 and its
 	 * kin: waits for each one before the next, a fraction of the tensor
-	 * cores' speed) or injects a wait of its own (C7517: FP8's early K
-	 * block waited for before the epilogue it was to overlap) */
+	 * cores' speed) or injects a wait of its own (C7517, an info line:
+	 * where it cannot tell whether wgmma are in flight, it waits for
+	 * them, and whatever they were to overlap no longer does) */
 	char line[512], serial_line[512] = "";
 	int ignored = 0, serial = 0;
 	unsigned long spill = 0;
