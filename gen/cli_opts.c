@@ -503,8 +503,7 @@ static const struct cli_opt options[] = {
 	COUNT("--stages", "S", GEMM, "GEMM", gemm.stages, "2 to 32 stages (shared memory allows fewer)",
 	   "shared-memory pipeline stages (default: as many as fit, up to 6; sm_90a tiles of 16-64 "
 	   "rows up to 12, 16-bit 128x256 tiles 3, FP8 one more beside one D staging buffer; "
-	   "mma.sync 4, with 8 warps up to 6; run gemm on the mma.sync path takes up to 16 when "
-	   "the tiles are fewer than the SMs; sm_90a stages asked for that leave room for one D "
+	   "mma.sync 4, with 8 warps up to 6; sm_90a stages asked for that leave room for one D "
 	   "staging buffer per warpgroup only get one)"),
 	COUNT("--cluster", "1|2", GEMM, "GEMM", gemm.cluster, "1 or 2 (CTAs sharing B)",
 	   "CTAs per cluster; 2 shares B through TMA multicast (default 2; 1 for FP8, the mma.sync path and layouts nt, tt)"),
@@ -526,8 +525,8 @@ static const struct cli_opt options[] = {
 	   "split K into S slices (1 to 256), or auto.  wgmma: (tile, slice) work units, the last slice of "
 	   "a tile adds the partial tiles in order (workspace, counters); with more tiles than "
 	   "the grid holds, only the tail past the whole waves is split; auto: S chosen at run time.  "
-	   "mma.sync: S CTAs add into an f32/s32 D with atomics, or into a workspace that the "
-	   "last one turns into D.  Default 1; run gemm picks S itself where the tiles leave "
+	   "mma.sync: S CTAs, each slice's sums in a workspace slot that the tile's last slice "
+	   "adds in slice order.  Default 1; run gemm picks S itself where the tiles leave "
 	   "SMs idle or a short last wave is worth splitting"),
 	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
 	   "choose the tile, cluster, split-K (and on the mma.sync path, for few tiles, the "

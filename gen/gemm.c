@@ -372,7 +372,7 @@ static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmage
 	emitf(b, "  \"params\": [\n"
 		 "    {\"name\": \"a\", \"kind\": \"u64\", \"what\": \"A, $s, leading dimension lda\"},\n"
 		 "    {\"name\": \"b\", \"kind\": \"u64\", \"what\": \"B, $s, leading dimension ldb\"},\n"
-		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd$s\"},\n"
+		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
 		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
 		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
 		 "    {\"name\": \"lda\", \"kind\": \"u32\"}, {\"name\": \"ldb\", \"kind\": \"u32\"},\n"
@@ -380,8 +380,7 @@ static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmage
 		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}$s\n  ],\n",
 	      g->a_mn ? "column-major M x K (M-major)" : "row-major M x K (K-major)",
 	      g->b_mn ? "row-major K x N (N-major)" : "column-major K x N (K-major)",
-	      g->split > 1 && !g->split_ws ? "; zero at launch (the K slices add into it)" : "",
-	      g->split_ws ? ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) * tile_m * tile_n * 4 bytes, zero before the first launch; every launch leaves it zero\"},\n"
+	      g->split_ws ? ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) * split_k * tile_m * tile_n * 4 bytes, a slot per tile and K slice, any contents (each slice writes its slot whole)\"},\n"
 			    "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) u32, zero before the first launch; every launch leaves them zero\"}"
 			  : "");
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned; the contiguous dimension"
@@ -621,6 +620,18 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 			 "\tgrid[0] = (unsigned)((((unsigned long long)m + $u - 1) / $u) * (((unsigned long long)n + $u - 1) / $u));\n"
 			 "\tgrid[1] = 1;\n\tgrid[2] = $u;\n}\n",
 		      id, i->tile_m, i->tile_m, i->tile_n, i->tile_n, i->split_k);
+		if (i->split_workspace)
+			emitf(b, "\n/* Split-K: a workspace slot per tile and K slice (any contents) and a\n"
+				 " * u32 counter per tile (zero before the first launch; every launch\n"
+				 " * leaves them zero): the last two parameters. */\n"
+				 "static inline void $s_split_buffers(unsigned m, unsigned n,\n"
+				 "\t\t\t\t\t    unsigned long long *workspace_bytes,\n"
+				 "\t\t\t\t\t    unsigned long long *counter_bytes)\n{\n"
+				 "\tunsigned long long tiles = (((unsigned long long)m + $u - 1) / $u) * (((unsigned long long)n + $u - 1) / $u);\n"
+				 "\t*workspace_bytes = tiles * $uull;\n"
+				 "\t*counter_bytes = tiles * 4;\n}\n",
+			      id, i->tile_m, i->tile_m, i->tile_n, i->tile_n,
+			      i->split_k * i->tile_m * i->tile_n * 4);
 	}
 	emitf(b, "\n/* The parameters, in order: tensor_map is a CUtensorMap by value (128 bytes,\n"
 		 " * 64-byte aligned), u64 a device address, u32 and f32 by value. */\n"
@@ -638,8 +649,6 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 			 "and lda, ldb multiples of %u elements (16 bytes)", g->a_mn ? "M" : "K",
 			 g->b_mn ? "N" : "K", ea);
 		emitf(b, "\t\"$s\",\n\t\"$s\",\n\t\"$s\",\n", rules_sm90[0], r1, rules_sm90[2]);
-		if (i->split_k > 1)
-			emitf(b, "\t\"D zero at launch (the K slices add into it)\",\n");
 	} else {
 		for (size_t k = 0; k < sizeof rules_sm90 / sizeof rules_sm90[0]; k++)
 			emitf(b, "\t\"$s\",\n", rules_sm90[k]);

@@ -118,6 +118,9 @@ void gemm80_frag_origin(int mn, unsigned rb, unsigned bk, unsigned i, unsigned s
 			unsigned *row, unsigned *chunk);
 /* The stage rows of one warp's 64 rows (K-major) or columns (MN-major). */
 unsigned gemm80_warp_rows(int mn, unsigned rb, unsigned bk);
+/* The shared memory a block of the mma.sync GEMM may have on target
+ * (mmagen_target_*): 227 KB on sm_90, 163 KB on sm_80, else 99 KB. */
+unsigned gemm80_smem_limit(int target);
 
 /* kernel_gemm_sm120.c: the warp-level GEMM of sm_120a, kind::f8f6f4 and
  * the block-scaled kinds (quant != 0). */

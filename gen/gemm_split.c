@@ -376,17 +376,37 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
 }
 
 /* The mma.sync path (sm_80-89, SM120, --path mma.sync): a CTA of
- * (tile M / 64) x (tile N / 64) warps, at most 8 warps on a
- * multiprocessor (about 230 registers a thread), 4 tensor pipes per SM.
- * The tile that keeps the most tensor pipes fed (SMs used x min(4, warps
- * with rows inside M on each)), then the one on more SMs (a stream of B
- * wants many CTAs pulling), then the larger (less traffic per flop).
- * With fewer CTAs than SMs each CTA has the SM to itself, so it takes
- * the stages that fit (up to 16: bytes in flight), and K is split over
- * the idle SMs (at least 4 stages of K per slice) where the generator
- * takes a split: into an f32/s32 D by red.global.add, any other D
- * through a workspace; not with f16 accumulators and an f16 D.  Before this the path ran its 128x256 tile at every
- * shape: 16 CTAs for 16 x 4096 x 14336 on the H200, 0.14 of cuBLASLt. */
+ * (tile M / 64) x (tile N / 64) warps, each warp a 64 x 64 piece for all
+ * of its K slice; at most 8 warps on a multiprocessor (about 240
+ * registers a thread) and as many CTAs as shared memory holds; 4
+ * schedulers, each a tensor pipe.  A tile and K slices S (1 to 16, at
+ * least 8 units of 128 bytes of K each, only as many as fit in one wave
+ * of resident CTAs) of the least estimated time, in units of one warp's
+ * 64 x 64 x 128 bytes of K:
+ *   waves x (K units / S + 2) x max(1, warps on an SM / 4)
+ *     + 8 (1 + S / 2) for a split (each slice's slot written, the last
+ *       one's reads and adds),
+ * times 1 + 0.1 (M' + N') 64 / (M' x N'), M' and N' the tile's M and N,
+ * or M and N rounded up to 16 where less: the bytes a tile loads per flop
+ * (on a tie, the tile of fewer warps).  M <= 64 takes tile M 64 (a warp's rows past M
+ * still run its mma) and N 64 or 128 (64x256, H200: 22.5 TFLOP/s against
+ * 25.6 in 64x128 at 16 x 4096 x 4096, 39.5 against 42.8 at 16 x 4096 x
+ * 14336, each in the slices it would take).  The default stages (the generator's).  Fitted on
+ * the H200 (bf16 and s8, `run gemm --bench`, tiles 64x64, 64x128,
+ * 128x128 at S 1, 2, 3, 4, 6, 8 for M 16 and 128 x N 4096, 14336 x K
+ * 4096, 14336): its picks reach 0.93-1.0 of the fastest of each shape's
+ * 18 (geometric mean 0.98; slices of at least 16 units, as first
+ * fitted on bf16 alone, kept s8 at K 4096 whole: 0.72 and 0.81 of the
+ * fastest at M 16 and 128), where the rule before (the tile feeding the
+ * most pipes, S = SMs / tiles, and with fewer CTAs than SMs up to 16
+ * stages) reached 0.40-0.95 (mean 0.71; 128 x 4096 x 14336: 123.5 TFLOP/s
+ * against 308.4 in 128x128 tiles and 4 slices).  More stages for a CTA
+ * alone on its SM were slower where tried (then in 64-byte rows: 128 x
+ * 14336 x 4096 in 14 stages 316.6 against 340.7 in 4, 2048^3 391.4
+ * against 404.4). */
+#define SYNC_CTA_UNITS 2.0      /* a CTA's fill and epilogue */
+#define SYNC_SPLIT_UNITS 8.0    /* a split's slots */
+#define SYNC_SLICE_MIN 8        /* 128-byte units of K a slice has at least */
 static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t n, uint32_t k,
 				 unsigned sms)
 {
@@ -394,11 +414,14 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
 					    { 64, 256 }, { 256, 64 }, { 64, 128 }, { 128, 64 },
 					    { 64, 64 } };
 	mmagen_gemm_request best = *req;
-	uint64_t best_pipes = 0, best_sms = 0, best_tiles = 0, best_useful = 0, best_w = 1;
+	double best_cost = 0;
 	int found = 0;
+	uint64_t sm_smem = gemm80_smem_limit(req->target) + 1024;
 	for (unsigned i = 0; i < sizeof cand / sizeof cand[0]; i++) {
 		if ((req->tile_m && req->tile_m != cand[i][0]) ||
-		    (req->tile_n && req->tile_n != cand[i][1]))
+		    (req->tile_n && req->tile_n != cand[i][1]) ||
+		    (!req->tile_m && m <= 64 && cand[i][0] != 64) ||
+		    (!req->tile_n && m <= 64 && cand[i][1] > 128))
 			continue;
 		mmagen_gemm_request r = *req;
 		mmagen_gemm_info info = { .size = sizeof info };
@@ -407,57 +430,40 @@ static mmagen_status choose_sync(mmagen_gemm_request *req, uint32_t m, uint32_t 
 		r.split_k = req->split_k ? req->split_k : 1;
 		if (mmagen_gemm_info_of(&r, &info))
 			continue;
-		uint64_t wm = r.tile_m / 64, wn = r.tile_n / 64, rows = cdiv(m, 64), cols = cdiv(n, 64);
-		/* warps with rows and columns inside M and N */
-		uint64_t useful = (wm < rows ? wm : rows) * (wn < cols ? wn : cols);
-		uint64_t per_sm = 8 / (wm * wn) ? 8 / (wm * wn) : 1;
+		uint64_t w = (uint64_t)r.tile_m * r.tile_n / 4096;
+		uint64_t per_sm = 8 / w ? 8 / w : 1, by_smem = sm_smem / (info.smem + 1024);
+		if (by_smem < per_sm)
+			per_sm = by_smem ? by_smem : 1;
 		uint64_t tiles = cdiv(m, r.tile_m) * cdiv(n, r.tile_n);
-		uint64_t used = tiles < sms ? tiles : sms;
-		uint64_t on_sm = cdiv(tiles, used) < per_sm ? cdiv(tiles, used) : per_sm;
-		uint64_t pipes = used * (useful * on_sm < 4 ? useful * on_sm : 4);
-		/* ties: more SMs, then fewer idle warps, then the larger tile */
-		int better = !found || pipes > best_pipes ||
-			     (pipes == best_pipes && (used > best_sms ||
-			      (used == best_sms && useful * best_w > best_useful * wm * wn)));
-		if (better)
-			best = r, best_pipes = pipes, best_sms = used, best_tiles = tiles,
-			best_useful = useful, best_w = wm * wn, found = 1;
-	}
-	if (!found)
-		return MMAGEN_OK;          /* the request's own choices stand */
-	mmagen_gemm_info info = { .size = sizeof info };
-	if (mmagen_gemm_info_of(&best, &info))
-		return MMAGEN_OK;
-	if (best_tiles < sms) {
-		/* the most stages the generator takes (its plan knows what a
-		 * stage holds and what shared memory the target has), up to 16 */
-		mmagen_gemm_request r = best;
-		if (!req->stages) {
-			for (r.stages = 16; r.stages > 2; r.stages--)
-				if (!mmagen_gemm_info_of(&r, &info))
-					break;
-			if (mmagen_gemm_info_of(&r, &info))
-				r.stages = 0;      /* the default stands */
-			else
-				best = r;
-		}
+		uint64_t bits = info.elem_bits_a ? info.elem_bits_a : 8 * info.elem_bytes_a;
+		uint64_t units = cdiv((uint64_t)k * bits, 8 * 128);
+		uint64_t bm = cdiv(m, 16) * 16 < r.tile_m ? cdiv(m, 16) * 16 : r.tile_m;
+		uint64_t bn = cdiv(n, 16) * 16 < r.tile_n ? cdiv(n, 16) * 16 : r.tile_n;
+		double traffic = 1 + 0.1 * (double)(bm + bn) * 64 / ((double)bm * bn);
+		unsigned s0 = r.split_k, s1 = r.split_k;
 		if (!req->split_k) {
-			mmagen_gemm_info_of(&best, &info);
-			uint64_t kblocks = cdiv(k, info.tile_k), s = sms / best_tiles;
-			uint64_t room = kblocks / (4 * (uint64_t)info.stages);
-			if (s > room)
-				s = room;
-			if (s > 16)
-				s = 16;
-			r = best;
-			r.split_k = s > 1 ? (unsigned)s : 1;
-			/* no split where the generator has none (SM120; f16
-			 * accumulators with an f16 D) */
-			if (!mmagen_gemm_info_of(&r, &info))
-				best = r;
+			uint64_t room = units / SYNC_SLICE_MIN;
+			s1 = room < 2 ? 1 : room > 16 ? 16 : (unsigned)room;
+		}
+		for (unsigned s = s0; s <= s1; s++) {
+			mmagen_gemm_request rs = r;
+			rs.split_k = s;
+			if (s != r.split_k && mmagen_gemm_info_of(&rs, &info))
+				break;           /* no split on this generator */
+			uint64_t ctas = tiles * s, waves = cdiv(ctas, sms * per_sm);
+			if (!req->split_k && s > 1 && waves > 1)
+				break;           /* splits fill one wave, no more */
+			uint64_t c = cdiv(ctas, sms) < per_sm ? cdiv(ctas, sms) : per_sm;
+			double share = c * w > 4 ? (double)(c * w) / 4 : 1;
+			double cost = ((double)waves * ((double)cdiv(units, s) + SYNC_CTA_UNITS) * share +
+				       (s > 1 ? SYNC_SPLIT_UNITS * (1 + s / 2.0) : 0)) * traffic +
+				      1e-3 * (double)w;   /* ties: fewer warps */
+			if (!found || cost < best_cost)
+				best = rs, best_cost = cost, found = 1;
 		}
 	}
-	*req = best;
+	if (found)
+		*req = best;               /* else the request's own choices stand */
 	return MMAGEN_OK;
 }
 
@@ -645,10 +651,11 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 	if (info->size >= offsetof(mmagen_gemm_info, split_workspace) + sizeof info->split_workspace &&
 	    info->path == MMAGEN_GEMM_PATH_MMA_SYNC && info->split_workspace && info->tile_m &&
 	    info->tile_n) {
-		/* one slot of the accumulator's type per tile, whatever S */
+		/* a slot of the accumulator's type per tile and K slice (the
+		 * kernel's S: its grid's z) */
 		uint64_t tiles = ((uint64_t)m + info->tile_m - 1) / info->tile_m *
 				 (((uint64_t)n + info->tile_n - 1) / info->tile_n);
-		*workspace_bytes = tiles * info->tile_m * info->tile_n * 4;
+		*workspace_bytes = tiles * info->split_k * info->tile_m * info->tile_n * 4;
 		*counter_bytes = tiles * 4;
 		return MMAGEN_OK;
 	}

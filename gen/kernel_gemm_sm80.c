@@ -78,6 +78,11 @@ static unsigned smem_limit(const char *target)
 	return 99u * 1024u;      /* sm_86, sm_89 */
 }
 
+unsigned gemm80_smem_limit(int target)
+{
+	return smem_limit(mmagen_target_name(target));
+}
+
 static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **out)
 {
 	mmagen_request r;
@@ -166,16 +171,16 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 			g->group > 65535 ? "1 to 65535 tile rows" :
 			req->stages > 32 ? "2 to 32 stages (shared memory allows fewer)" :
 			"1 to 256 K slices");
-	/* split-K: the slices add into D (red.global.add) when D is the
-	 * accumulator's f32 or s32; else into a workspace of the accumulator's
-	 * type, which the last slice to arrive turns into D */
-	int into_d = (g->req.out == MMAGEN_F32 && g->acc != MMAGEN_S32) ||
-		     (g->req.out == MMAGEN_S32 && g->acc == MMAGEN_S32);
-	if (g->split > 1 && !into_d) {
+	/* split-K: each slice's sums go to a workspace slot of the
+	 * accumulator's type (f32 or s32), which the last slice of a tile to
+	 * arrive adds in slice order and turns into D, whatever D's type.
+	 * (f32 and s32 D once took the slices by red.global.add into a
+	 * zeroed D: slower, and f32 sums in no fixed order.) */
+	if (g->split > 1) {
 		if (g->acc != MMAGEN_F32 && g->acc != MMAGEN_S32)
 			return mmagen_set_error(MMAGEN_UNSUPPORTED,
-				"split-K with %s accumulators adds the slices into an f32 D only, not %s; use --acc f32 or --split-k 1",
-				mmagen_type_name(g->acc), mmagen_type_name(g->req.out));
+				"split-K keeps each slice's sums in f32, not %s accumulators; with --acc %s use --split-k 1, or --acc f32",
+				mmagen_type_name(g->acc), mmagen_type_name(g->acc));
 		g->split_ws = 1;
 	}
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
@@ -608,7 +613,7 @@ static void emit_body(struct k80 *c)
 }
 
 /* ---- the epilogue ---- */
-enum store_mode { ST_PLAIN, ST_C, ST_RED, ST_RED_C };
+enum store_mode { ST_PLAIN, ST_C };
 
 struct ep {
 	kreg gd, gc, ldd, ldc, alpha, beta, has_c, alpha_i, beta_i;
@@ -683,16 +688,10 @@ static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned
 	gemm_add_c(kb, &c, p, addr, off, v);
 }
 
-static void store_vals(struct kb *kb, const struct ep *e, enum store_mode mode, kreg p0,
-		       kreg p1, kreg ps, kreg addr, unsigned off, kreg v)
+static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg addr,
+		       unsigned off, kreg v)
 {
 	mmagen_type out = e->out;
-	if (mode == ST_RED || mode == ST_RED_C) {
-		const char *t = out == MMAGEN_S32 ? "s32" : "f32";
-		ke(kb, "\t@$r red.global.add.$s [$r+$u], $r;\n\t@$r red.global.add.$s [$r+$u], $r;\n",
-		   p0, t, addr, off, kr_at(v, 0), p1, t, addr, off + e->esize, kr_at(v, 1));
-		return;
-	}
 	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
 		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n\t@$r st.global.b32 [$r+$u], $r;\n",
 		   p1, addr, off, kr_at(v, 0), kr_at(v, 1), ps, addr, off, kr_at(v, 0));
@@ -708,7 +707,7 @@ static void store_vals(struct kb *kb, const struct ep *e, enum store_mode mode, 
 static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mode)
 {
 	struct kb *kb = c->kb;
-	int with_c = mode == ST_C || mode == ST_RED_C;
+	int with_c = mode == ST_C;
 	kreg pin1 = kb_regs(kb, K_PRED, 8), pin2 = kb_regs(kb, K_PRED, 8);
 	kreg cj = kb_reg(kb, K_B32), row = kb_reg(kb, K_B32), prow = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
@@ -737,7 +736,7 @@ static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mo
 					add_c(kb, e, p0, ac, off, kr_at(v, 0));
 					add_c(kb, e, p1, ac, off + es, kr_at(v, 1));
 				}
-				store_vals(kb, e, mode, p0, p1, ps, ad, off, v);
+				store_vals(kb, e, p1, ps, ad, off, v);
 			}
 		}
 }
@@ -752,81 +751,105 @@ static kreg acc_elem(const struct k80 *c, unsigned nacc, unsigned i, unsigned j,
 	return (kreg){ .cls = c->acc.cls, .n = 1, .id = c->acc.id + (i * 8 + j) * nacc + 2 * h + x };
 }
 
-/* Split-K through the workspace: this slice's sums are added into the
- * tile's slot (bm x bn of the accumulator's type, row-major); the last
- * slice to arrive (a counter per tile, atom.inc wrapping to 0 at S-1, so
- * every launch leaves it zero) reads the complete sums back into its
- * accumulators, zeroes the slot for the next launch, and goes on to the
- * plain epilogue; the others jump to `fin`.  Ordering as on the wgmma
- * path: the adds, bar.sync, then thread 0's atom.acq_rel.gpu (release
- * for the CTA's adds, acquire for the earlier slices'), bar.red.or to
- * tell the CTA. */
+/* Split-K through the workspace: every slice stores its sums into a slot
+ * of its own (bm x bn of the accumulator's type, row-major; slot t * S +
+ * z for tile t, slice z) with plain 8-byte stores; the last slice to
+ * arrive (a counter per tile, atom.inc wrapping to 0 at S-1, so every
+ * launch leaves it zero) adds the S slots in slice order into its
+ * accumulators, ((p0 + p1) + p2) + ..., whatever order the slices
+ * arrived in (the same D every launch), and goes on to the plain
+ * epilogue; the others jump to `fin`.  Ordering as on the wgmma path:
+ * the stores, bar.sync, then thread 0's atom.acq_rel.gpu (release for
+ * the CTA's stores, acquire for the earlier slices'), bar.red.or to tell
+ * the CTA.  (It added every slice into one zeroed slot with scalar
+ * red.global.add before: the H100, bf16 2048^3 in 128x128 tiles, 382
+ * TFLOP/s whole and 159 in 2 slices.) */
 static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
-	unsigned nacc = tile_find_op(&c->in, "d")->count, o;
+	unsigned nacc = tile_find_op(&c->in, "d")->count, o, slot = g->bm * g->bn * 4;
 	const char *ty = g->acc == MMAGEN_F32 ? "f32" : "s32";
 	kreg ws = frag_param_ptr(kb, "pworkspace"), ctr = frag_param_ptr(kb, "pcounters");
 	kreg t = kb_reg(kb, K_B32), tn = kb_reg(kb, K_B32), col = kb_reg(kb, K_B32);
 	kreg base = kb_reg(kb, K_B64), a64 = kb_reg(kb, K_B64), old = kb_reg(kb, K_B32);
-	kreg s1 = kb_reg(kb, K_B32), last = kb_reg(kb, K_PRED), t0 = kb_reg(kb, K_PRED);
-	kreg r0 = kb_reg(kb, K_B32), c0 = kb_reg(kb, K_B32);
+	kreg s = kb_reg(kb, K_B32), s1 = kb_reg(kb, K_B32), idx = kb_reg(kb, K_B32);
+	kreg last = kb_reg(kb, K_PRED), t0 = kb_reg(kb, K_PRED), more = kb_reg(kb, K_PRED);
+	kreg r0 = kb_reg(kb, K_B32), c0 = kb_reg(kb, K_B32), cnt = kb_reg(kb, K_B32);
+	kreg loop = kb_label(kb), summed = kb_label(kb);
+	enum kclass cls = g->acc == MMAGEN_F32 ? K_F32 : K_B32;
 	/* tile t = (m0 / bm) * ceil(N / bn) + n0 / bn */
-	ke(kb, "\t// split-K: this slice's sums into the tile's workspace slot\n"
+	ke(kb, "\t// split-K: this slice's sums into its own workspace slot\n"
 	       "\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
 	       "\tshr.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n\tmad.lo.u32 $r, $r, $r, $r;\n",
 	   tn, c->n, g->bn - 1, tn, tn, gemm_log2u(g->bn),
 	   t, c->m0, gemm_log2u(g->bm), col, c->n0, gemm_log2u(g->bn), t, t, tn, col);
-	/* the thread's first element: tile row row0 - m0, column col0 - n0 */
+	/* a64: the thread's first element (tile row row0 - m0, column col0
+	 * - n0) in bytes; base: slot t * S + z */
 	ke(kb, "\tsub.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
-	       "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n\tmul.wide.u32 $r, $r, 4;\n"
-	       "\tadd.u64 $r, $r, $r;\n",
+	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n\tmov.u32 $r, %nctaid.z;\n"
+	       "\tmad.lo.u32 $r, $r, $r, $r;\n\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
 	   r0, e->row0, c->m0, c0, e->col0, c->n0, r0, r0, g->bn, c0,
-	   base, t, g->bm * g->bn * 4, base, base, ws, a64, r0, base, base, a64);
+	   a64, r0, a64, a64, ws, s, idx, t, s, c->z, base, idx, slot, base, base, a64);
 	for (unsigned i = 0; i < 4; i++)
 		for (unsigned j = 0; j < 8; j++)
-			for (unsigned h = 0; h < 2; h++)
-				for (unsigned x = 0; x < 2; x++) {
-					kreg v = acc_elem(c, nacc, i, j, h, x, &o);
-					ke(kb, "\tred.global.add.$s [$r+$u], $r;\n", ty, base, o, v);
-				}
+			for (unsigned h = 0; h < 2; h++) {
+				kreg v1 = acc_elem(c, nacc, i, j, h, 1, &o);
+				kreg v0 = acc_elem(c, nacc, i, j, h, 0, &o);
+				ke(kb, "\tst.global.cg.v2.$s [$r+$u], {$r, $r};\n", ty, base, o, v0, v1);
+			}
 	/* thread 0 arrives on the tile's counter; the S-th arrival is last */
 	ke(kb, "\tbar.sync 0;\n\tsetp.eq.u32 $r, $r, 0;\n\tmov.u32 $r, 0;\n"
-	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n\tmov.u32 $r, %nctaid.z;\n"
-	       "\tsub.u32 $r, $r, 1;\n",
-	   t0, c->tid, old, a64, t, a64, a64, ctr, s1, s1, s1);
+	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n\tsub.u32 $r, $r, 1;\n",
+	   t0, c->tid, old, base, t, base, base, ctr, s1, s);
 	ke(kb, "\t@$r atom.acq_rel.gpu.global.inc.u32 $r, [$r], $r;\n"
 	       "\tsetp.eq.u32 $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
 	       "\tbar.red.or.pred $r, 0, $r;\n\t@!$r bra.uni $r;\n",
-	   t0, old, a64, s1, last, old, s1, last, last, t0, last, last, last, fin);
-	ke(kb, "\t// the last slice: the sums back, the slot zero again\n");
+	   t0, old, base, s1, last, old, s1, last, last, t0, last, last, last, fin);
+	/* the last slice: slot 0 into the accumulators, then slots 1 .. S-1
+	 * added in turn, 16 pairs of loads in flight at a time */
+	ke(kb, "\t// the last slice: the S slots added in slice order\n"
+	       "\tmul.lo.u32 $r, $r, $r;\n\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
+	   idx, t, s, base, idx, slot, base, base, a64);
 	for (unsigned i = 0; i < 4; i++)
 		for (unsigned j = 0; j < 8; j++)
-			for (unsigned h = 0; h < 2; h++)
-				for (unsigned x = 0; x < 2; x++) {
-					kreg v = acc_elem(c, nacc, i, j, h, x, &o);
-					ke(kb, "\tld.global.cg.$s $r, [$r+$u];\n\tst.global.cg.b32 [$r+$u], 0;\n",
-					   ty, v, base, o, base, o);
-				}
+			for (unsigned h = 0; h < 2; h++) {
+				kreg v1 = acc_elem(c, nacc, i, j, h, 1, &o);
+				kreg v0 = acc_elem(c, nacc, i, j, h, 0, &o);
+				ke(kb, "\tld.global.cg.v2.$s {$r, $r}, [$r+$u];\n", ty, v0, v1, base, o);
+			}
+	kreg tmp = kb_regs(kb, cls, 16);
+	ke(kb, "\tmov.u32 $r, 1;\n$r:\n\tsetp.lt.u32 $r, $r, $r;\n\t@!$r bra.uni $r;\n"
+	       "\tadd.u64 $r, $r, $u;\n",
+	   cnt, loop, more, cnt, s, more, summed, base, base, slot);
+	for (unsigned q = 0; q < 64; q += 8) {
+		for (unsigned u = 0; u < 8; u++) {
+			unsigned w = q + u, i = w / 16, j = w / 2 % 8, h = w % 2;
+			acc_elem(c, nacc, i, j, h, 0, &o);
+			ke(kb, "\tld.global.cg.v2.$s {$r, $r}, [$r+$u];\n", ty, kr_at(tmp, 2 * u),
+			   kr_at(tmp, 2 * u + 1), base, o);
+		}
+		for (unsigned u = 0; u < 8; u++) {
+			unsigned w = q + u, i = w / 16, j = w / 2 % 8, h = w % 2;
+			for (unsigned x = 0; x < 2; x++) {
+				kreg v = acc_elem(c, nacc, i, j, h, x, &o);
+				ke(kb, "\tadd.$s $r, $r, $r;\n", ty, v, v, kr_at(tmp, 2 * u + x));
+			}
+		}
+	}
+	ke(kb, "\tadd.u32 $r, $r, 1;\n\tbra.uni $r;\n$r:\n", cnt, cnt, loop, summed);
 }
 
 static void emit_epilogue(struct k80 *c, struct ep *e)
 {
 	struct kb *kb = c->kb;
-	kreg no_c = kb_label(kb), done = kb_label(kb), p = kb_reg(kb, K_PRED);
+	kreg no_c = kb_label(kb), done = kb_label(kb);
 	if (c->g->split_ws)
 		emit_split_ws(c, e, done);
-	int red = c->g->split > 1 && !c->g->split_ws;
-	if (red) {   /* only slice 0 adds beta * C */
-		ke(kb, "\tsetp.eq.u32 $r, $r, 0;\n\tand.pred $r, $r, $r;\n", p, c->z, p, p, e->has_c);
-		ke(kb, "\t@!$r bra.uni $r;\n", p, no_c);
-	} else {
-		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
-	}
-	emit_store_all(c, e, red ? ST_RED_C : ST_C);
+	ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
+	emit_store_all(c, e, ST_C);
 	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
-	emit_store_all(c, e, red ? ST_RED : ST_PLAIN);
+	emit_store_all(c, e, ST_PLAIN);
 	ke(kb, "$r:\n", done);
 }
 

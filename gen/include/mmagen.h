@@ -771,7 +771,8 @@ typedef struct mmagen_gemm_request {
 			       * N-major B; mma.sync: 1) */
 	unsigned path;        /* MMAGEN_GEMM_PATH_*: 0 picks by target */
 	unsigned split_k;     /* mma.sync path: K split over this many CTAs,
-			       * summed by f32/s32 atomics into D; 0: 1.
+			       * each slice's sums in a workspace slot, added
+			       * in slice order by the tile's last; 0: 1.
 			       * wgmma path: 2..256 or MMAGEN_GEMM_SPLIT_AUTO
 			       * give the split-K kernel (see
 			       * mmagen_gemm_split_for); 0 or 1: none */
@@ -845,13 +846,15 @@ typedef struct mmagen_gemm_info {
 	/* MMAGEN_GEMM_PATH_MMA_SYNC: no tensor maps and not persistent.
 	 * Parameters: a, b, d, c (u64), m, n, k, lda, ldb, ldd, ldc (u32),
 	 * alpha, beta (f32); grid ceil(M/tile_m) * ceil(N/tile_n) x 1 x
-	 * split_k.  split_k > 1 and split_workspace 0 (D f32 or s32, the
-	 * accumulator's): D must be zero at launch (atomics add into it).
-	 * split_workspace 1 (any other D): two more parameters after beta,
-	 * workspace and counters (u64), sizes from mmagen_gemm_split_buffers,
-	 * both zero before the first launch (every launch leaves them zero);
-	 * D is written whole.  elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0
-	 * then). */
+	 * split_k.  split_k > 1 (split_workspace 1, any D): two more
+	 * parameters after beta, workspace and counters (u64), sizes from
+	 * mmagen_gemm_split_buffers; the counters zero before the first
+	 * launch (every launch leaves them zero), the workspace of any
+	 * contents (each slice writes its own slot whole; the last slice of
+	 * a tile adds the slots in slice order, so D is the same bits every
+	 * launch); D is written whole.  (Until 2026-12, an f32 or s32 D took
+	 * the slices by atomics and had to be zero at launch.)
+	 * elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
 	unsigned path, split_k;
 	unsigned elem_bits_a, elem_bits_b;
 	/* The wgmma path's split_k: 1, no split.  Otherwise the split-K
@@ -927,8 +930,8 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
  *   tile_n and, when the tiles are fewer than the SMs, stages and split_k.
  * A chosen split_k > 1 changes how the kernel is launched: read
  * mmagen_gemm_info_of's result (the split-K kernel's extra parameters and
- * buffers, mmagen_gemm_split_buffers; on the mma.sync path a D zeroed
- * before the launch, or split_workspace's buffers).  What `mmagen gemm
+ * buffers, mmagen_gemm_split_buffers; on the mma.sync path
+ * split_workspace's buffers).  What `mmagen gemm
  * --problem MxNxK` and `mmagen run gemm` (without --tile, --cluster,
  * --split-k or a --tune'd choice) use. */
 MMAGEN_API
@@ -938,7 +941,8 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
  * S slices: tiles = ceil(ceil(M/tile_m)/cluster) * cluster * ceil(N/tile_n);
  * workspace = tiles * S * 128 * tile_n * 4 (two 64-row warpgroup slots), counters = tiles * 2 * 4
  * (one u32 per consumer warpgroup of a tile).  The mma.sync path with
- * split_workspace: workspace = tiles * tile_m * tile_n * 4 (whatever S),
+ * split_workspace: workspace = tiles * split_k * tile_m * tile_n * 4 (a
+ * slot per tile and K slice; tiles = ceil(M/tile_m) * ceil(N/tile_n)),
  * counters = tiles * 4.  0 and 0 for a kernel without either. */
 MMAGEN_API
 mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m, uint32_t n,

@@ -364,7 +364,7 @@ if want mmasync; then
 # the warp-level path (mma.sync + ldmatrix + cp.async), forced on sm_90a:
 # every type it has, the MN-major layouts of the 16-bit types (M or N a
 # multiple of 8 where that operand is MN-major), f16 accumulation, split-K
-# (D zeroed, slices added with atomics), FP8, the tile choice and s4/u4
+# (a workspace slot per slice, added in slice order), FP8, the tile choice and s4/u4
 # shellcheck disable=SC2086
 {
 for t in "bf16 bf16 bf16" "bf16 bf16 f32" "f16 f16 f16" "f16 f16 f32" "tf32 tf32 f32" \
@@ -413,11 +413,22 @@ for t in "s4 s4 s32" "u4 s4 s32" "s4 u4 f32"; do
 	step --path mma.sync --a $1 --b $2 --out $3 --m 1 --n 8 --k 32
 	step --path mma.sync --a $1 --b $2 --out $3 --m 333 --n 258 --k 128
 	step --path mma.sync --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1024 --alpha 3 --beta -2
-	# split-K adds the slices in D: integer inputs need s32 D
-	[ "$3" = s32 ] &&
-		step --path mma.sync --a $1 --b $2 --out $3 --m 300 --n 200 --k 4096 --split-k 4 --beta 1
+	step --path mma.sync --a $1 --b $2 --out $3 --m 300 --n 200 --k 4096 --split-k 4 --beta 1
 done
 }
+# split-K's f32 sums: the tile's last slice adds the slots in slice order,
+# so D is the same bits launch after launch (atomics added them in the
+# order the slices came)
+B="run gemm --arch sm_90a --path mma.sync --a bf16 --b bf16 --out f32 --m 200 --n 300 --k 8192 --split-k 8 --alpha 1.5"
+# shellcheck disable=SC2086
+if "$mm" $B --seed "$seed" --check --save "$tmp/sk1" >"$tmp/log" 2>&1 &&
+   "$mm" $B --seed 1 --check --load "$tmp/sk1" --save "$tmp/sk2" >>"$tmp/log" 2>&1 &&
+   cmp -s "$tmp/sk1/D.bin" "$tmp/sk2/D.bin"; then
+	pass=$((pass + 1))
+else
+	cat "$tmp/log"
+	fail=$((fail + 1)); echo "FAIL: split-K 8 (bf16 -> f32) gave two different D for the same inputs"
+fi
 # 4-bit operands saved (packed, the description says so), loaded, the same D
 B="run gemm --arch sm_90a --path mma.sync --a s4 --b u4 --out s32 --m 130 --n 66 --k 256 --alpha 2 --beta -1"
 # shellcheck disable=SC2086

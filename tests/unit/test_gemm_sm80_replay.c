@@ -72,7 +72,10 @@ struct opnd {
 	X(LD_GLOBAL_B16, "ld.global.b16") X(LD_GLOBAL_U16, "ld.global.u16") \
 	X(ST_GLOBAL_B32, "st.global.b32") X(ST_GLOBAL_V2_B32, "st.global.v2.b32") \
 	X(ST_GLOBAL_B16, "st.global.b16") \
-	X(RED_ADD_S32, "red.global.add.s32") X(RED_ADD_F32, "red.global.add.f32") \
+	X(ST_CG_V2_F32, "st.global.cg.v2.f32") X(ST_CG_V2_S32, "st.global.cg.v2.s32") \
+	X(LD_CG_V2_F32, "ld.global.cg.v2.f32") X(LD_CG_V2_S32, "ld.global.cg.v2.s32") \
+	X(ATOM_INC, "atom.acq_rel.gpu.global.inc.u32") X(BAR_RED_OR, "bar.red.or.pred") \
+	X(ADD_F32, "add.f32") X(ADD_S32, "add.s32") \
 	X(CVT_F32_F16, "cvt.f32.f16") X(CVT_RN_F16_F32, "cvt.rn.f16.f32") \
 	X(CVT_RN_BF16_F32, "cvt.rn.bf16.f32") X(CVT_RN_F16X2_F32, "cvt.rn.f16x2.f32") \
 	X(CVT_RN_BF16X2_F32, "cvt.rn.bf16x2.f32") X(CVT_RN_F32_S32, "cvt.rn.f32.s32") \
@@ -386,8 +389,8 @@ struct cta {
 	uint8_t *smem;
 	unsigned *inflight;          /* per shared byte: cp.async copies not landed */
 	unsigned smem_size;
-	struct region g[4];
-	struct { const char *name; uint64_t v; } params[13];
+	struct region g[6];          /* A, B, C, D, split-K's workspace and counters */
+	struct { const char *name; uint64_t v; } params[15];
 	struct copy *copies;
 	unsigned ncopies, copycap;
 	unsigned *committed;         /* per thread: groups committed */
@@ -448,7 +451,7 @@ static uint64_t bits_of(float f)
 /* A global access of `size` bytes: its host address, or NULL (failed). */
 static uint8_t *gaddr(struct cta *c, const struct ins *in, uint64_t a, unsigned size)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		uint64_t b = (uint64_t)(uintptr_t)c->g[i].p;
 		if (c->g[i].p && a >= b && a + size <= b + c->g[i].size) {
 			if (a % size)
@@ -457,7 +460,7 @@ static uint8_t *gaddr(struct cta *c, const struct ins *in, uint64_t a, unsigned 
 			return (uint8_t *)(uintptr_t)a;
 		}
 	}
-	cta_fail(c, in, "global address 0x%llx (%u bytes) is outside A, B, C and D",
+	cta_fail(c, in, "global address 0x%llx (%u bytes) is outside A, B, C, D and the workspace",
 		 (unsigned long long)a, size);
 	return NULL;
 }
@@ -478,7 +481,7 @@ static void store_le(uint8_t *p, unsigned n, uint64_t v)
 
 static uint64_t param(struct cta *c, const struct ins *in, const char *name)
 {
-	for (int i = 0; i < 13; i++)
+	for (int i = 0; i < 15; i++)
 		if (c->params[i].name && !strcmp(c->params[i].name, name))
 			return c->params[i].v;
 	cta_fail(c, in, "no parameter %s", name);
@@ -698,16 +701,33 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 		}
 		break;
 	}
-	case OP_RED_ADD_S32: case OP_RED_ADD_F32: {
-		uint8_t *p = gaddr(c, in, R(c, t, o[0].reg) + o[0].imm, 4);
+	case OP_ST_CG_V2_F32: case OP_ST_CG_V2_S32: {
+		uint8_t *p = gaddr(c, in, R(c, t, o[0].reg) + o[0].imm, 8);
 		if (!p)
 			return -1;
-		uint64_t x = load_le(p, 4);
-		x = in->op == OP_RED_ADD_S32 ? (uint32_t)(x + S(1))
-					     : bits_of(f32_of(x) + f32_of(S(1)));
-		store_le(p, 4, x);
+		store_le(p, 4, R(c, t, o[1].v[0]));
+		store_le(p + 4, 4, R(c, t, o[1].v[1]));
 		break;
 	}
+	case OP_LD_CG_V2_F32: case OP_LD_CG_V2_S32: {
+		uint8_t *p = gaddr(c, in, R(c, t, o[1].reg) + o[1].imm, 8);
+		if (!p)
+			return -1;
+		R(c, t, o[0].v[0]) = load_le(p, 4);
+		R(c, t, o[0].v[1]) = load_le(p + 4, 4);
+		break;
+	}
+	case OP_ATOM_INC: {          /* old; old >= b ? 0 : old + 1 */
+		uint8_t *p = gaddr(c, in, R(c, t, o[1].reg) + o[1].imm, 4);
+		if (!p)
+			return -1;
+		uint32_t x = (uint32_t)load_le(p, 4);
+		store_le(p, 4, x >= U32(2) ? 0 : x + 1);
+		D = x;
+		break;
+	}
+	case OP_ADD_F32: D = bits_of(f32_of(S(1)) + f32_of(S(2))); break;
+	case OP_ADD_S32: D = (uint32_t)(U32(1) + U32(2)); break;
 	case OP_CVT_F32_F16: D = bits_of((float)decode(MMAGEN_F16, S(1))); break;
 	case OP_CVT_RN_F16_F32: D = mmagen_type_encode(MMAGEN_F16, f32_of(S(1))); break;
 	case OP_CVT_RN_BF16_F32: D = mmagen_type_encode(MMAGEN_BF16, f32_of(S(1))); break;
@@ -944,6 +964,14 @@ static int run_cta(struct cta *c)
 			if (c->ncopies)
 				return cta_fail(c, in, "%u cp.async copies never waited for", c->ncopies);
 			return 0;
+		case OP_BAR_RED_OR: {    /* bar.sync that ORs a predicate over the CTA */
+			int any = 0;
+			for (unsigned t = 0; t < c->threads; t++)
+				any |= val(c, t, &in->o[2]) != 0;
+			for (unsigned t = 0; t < c->threads; t++)
+				R(c, t, in->o[0].reg) = (uint64_t)any;
+		}
+			/* fall through */
 		case OP_BAR_SYNC: {      /* lockstep: every thread is here */
 			vclock all = { 0 };
 			for (unsigned w = 0; w < c->threads / 32; w++) {
@@ -1114,8 +1142,18 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 		memcpy(B, rd->b, rg_bytes(&rd->p, 'B'));
 		memcpy(C, rd->c, rg_bytes(&rd->p, 'C'));
 	}
-	/* poison, or zero for split-K (the slices add into D) */
-	memset(Dm, pr->split > 1 ? 0 : 0xFF, mn * wo / 8);
+	/* poison D; split-K's workspace too (every slice writes its slot
+	 * whole before the last one reads it), its counters zero */
+	memset(Dm, 0xFF, mn * wo / 8);
+	uint64_t ws_bytes = 0, ctr_bytes = 0;
+	if (mmagen_gemm_split_buffers(&info, pr->m, pr->n, pr->split ? pr->split : 1, &ws_bytes,
+				      &ctr_bytes))
+		fail("%s: split buffers: %s", pr->what, mmagen_last_error());
+	CHECK((pr->split > 1) == (ws_bytes > 0 && ctr_bytes > 0),
+	      "%s: split-K %u with a workspace of %llu bytes", pr->what, pr->split,
+	      (unsigned long long)ws_bytes);
+	uint8_t *WS = malloc(ws_bytes + 1), *CTR = calloc(ctr_bytes + 1, 1);
+	memset(WS, 0xA5, ws_bytes);
 
 	unsigned tiles_m = (pr->m + info.tile_m - 1) / info.tile_m;
 	unsigned tiles_n = (pr->n + info.tile_n - 1) / info.tile_n, split = pr->split ? pr->split : 1;
@@ -1134,14 +1172,17 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	c.g[1] = (struct region){ "B", B, nk * wb / 8 };
 	c.g[2] = (struct region){ "C", C, mn * wo / 8 };
 	c.g[3] = (struct region){ "D", Dm, mn * wo / 8 };
+	c.g[4] = (struct region){ "workspace", ws_bytes ? WS : NULL, ws_bytes };
+	c.g[5] = (struct region){ "counters", ctr_bytes ? CTR : NULL, ctr_bytes };
 	uint32_t fa, fb;
 	memcpy(&fa, &pr->alpha, 4);
 	memcpy(&fb, &pr->beta, 4);
-	const char *names[13] = { "pa", "pb", "pd", "pc", "pm", "pn", "pk", "plda", "pldb",
-				  "pldd", "pldc", "palpha", "pbeta" };
-	uint64_t vals[13] = { (uintptr_t)A, (uintptr_t)B, (uintptr_t)Dm, (uintptr_t)C, pr->m, pr->n,
-			      pr->k, a_mn ? pr->m : pr->k, b_mn ? pr->n : pr->k, pr->n, pr->n, fa, fb };
-	for (int i = 0; i < 13; i++) {
+	const char *names[15] = { "pa", "pb", "pd", "pc", "pm", "pn", "pk", "plda", "pldb",
+				  "pldd", "pldc", "palpha", "pbeta", "pworkspace", "pcounters" };
+	uint64_t vals[15] = { (uintptr_t)A, (uintptr_t)B, (uintptr_t)Dm, (uintptr_t)C, pr->m, pr->n,
+			      pr->k, a_mn ? pr->m : pr->k, b_mn ? pr->n : pr->k, pr->n, pr->n, fa, fb,
+			      (uintptr_t)WS, (uintptr_t)CTR };
+	for (int i = 0; i < 15; i++) {
 		c.params[i].name = names[i];
 		c.params[i].v = vals[i];
 	}
@@ -1156,7 +1197,10 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 		tile_of(id, tiles_m, tiles_n, r.group, &tm, &tn);
 		if (pr->last_column_only && (tn != tiles_n - 1 || (tm != 0 && tm != tiles_m - 1)))
 			continue;
-		for (unsigned z = 0; ok && z < split; z++) {
+		/* the slices in turn, backwards on odd tiles: the last to
+		 * arrive is slice S-1 on even tiles and slice 0 on odd ones */
+		for (unsigned zi = 0; ok && zi < split; zi++) {
+			unsigned z = id % 2 ? split - 1 - zi : zi;
 			memset(c.smem, 0xA5, info.smem);      /* stale bytes, never zero */
 			memset(c.r, 0xA5, (size_t)p.threads * p.nregs * sizeof *c.r);
 			memset(c.committed, 0, p.threads * sizeof *c.committed);
@@ -1186,7 +1230,7 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 			size_t e = i * pr->n + j;
 			uint64_t got = wo == 32 ? load_le(Dm + 4 * e, 4) : load_le(Dm + 2 * e, 2);
 			if (!covered[e]) {
-				uint64_t untouched = pr->split > 1 ? 0 : (1ull << wo) - 1;
+				uint64_t untouched = wo == 32 ? 0xFFFFFFFFu : 0xFFFFu;
 				stray += got != untouched;
 				continue;
 			}
@@ -1212,6 +1256,14 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 		CHECK(checked && !wrong, "%s: %lu of %lu elements of D wrong", pr->what, wrong, checked);
 		CHECK(!stray, "%s: %lu elements outside the CTAs' tiles written", pr->what, stray);
 	}
+	for (uint64_t i = 0; ok && i < ctr_bytes; i++)
+		if (CTR[i]) {
+			fail("%s: split-K counter byte %llu is %u after the launch, not 0", pr->what,
+			     (unsigned long long)i, CTR[i]);
+			break;
+		}
+	free(WS);
+	free(CTR);
 	free(covered);
 	free(c.r);
 	free(c.smem);

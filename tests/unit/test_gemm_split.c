@@ -299,11 +299,12 @@ static mmagen_gemm_request chosen(mmagen_type a, mmagen_type out, unsigned m, un
 	return r;
 }
 
-/* The mma.sync path's choice (gemm_split.c, choose_sync): tensor pipes
- * fed (SMs used x min(4, warps inside M and N per SM)), then SMs, then
- * fewer idle warps; with fewer tiles than SMs the stages that fit (up to
- * 16) and S = SMs / tiles within K blocks / (4 stages) where the
- * generator takes a split (not with f16 accumulators and f16 D). */
+/* The mma.sync path's choice (gemm_split.c, choose_sync): the tile and
+ * K slices of the least estimated time (warps' K units per wave, the
+ * scheduler share, a split's slots, bytes per flop), splits only within
+ * one wave of resident CTAs, tile M 64 and N <= 128 for M <= 64, the
+ * generator's stages; no split where the generator has none (f16
+ * accumulators, SM120). */
 static mmagen_gemm_request sync_chosen(const char *target, mmagen_type a, mmagen_type out,
 				       unsigned m, unsigned n, unsigned k)
 {
@@ -320,40 +321,60 @@ static mmagen_gemm_request sync_chosen(const char *target, mmagen_type a, mmagen
 
 static void test_choose_sync(void)
 {
-	/* 16 x 4096: 64 tiles of 64x64 (one warp each, rows 16..63 idle in
-	 * every other tile choice too); 64 tiles < 132 SMs: 16 stages of
-	 * 8 KB, S = 132 / 64 = 2 */
+	/* 16 x 4096 x 14336: tile M 64, N 128 (32 tiles, two CTAs of 2
+	 * warps an SM), K in 4 to 8 slices, all in one wave */
 	mmagen_gemm_request r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 14336);
-	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.stages == 16 && r.split_k == 2 && !r.cluster,
+	CHECK(r.tile_m == 64 && r.tile_n == 128 && r.stages == 0 && r.split_k >= 4 &&
+	      r.split_k <= 8 && !r.cluster,
 	      "16x4096x14336 f32: %ux%u stages %u split %u", r.tile_m, r.tile_n, r.stages, r.split_k);
-	/* a bf16 D splits too (through a workspace); f16 accumulators with
-	 * an f16 D do not */
-	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336);
-	CHECK(r.tile_m == 64 && r.tile_n == 64 && r.split_k == 2, "16x4096x14336 bf16: split %u",
-	      r.split_k);
+	/* a bf16 D splits the same (every D through the workspace); f16
+	 * accumulators do not split */
+	mmagen_gemm_request rb = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 16, 4096, 14336);
+	CHECK(rb.tile_n == r.tile_n && rb.split_k == r.split_k, "16x4096x14336 bf16: split %u",
+	      rb.split_k);
 	r = req(MMAGEN_F16, MMAGEN_F16, 0);
 	r.acc = MMAGEN_F16;
 	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
 	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.split_k == 1,
 	      "acc f16, f16 D: split %u", r.split_k);
-	/* K 64 = 2 K blocks: no room for slices of 4 stages */
+	/* K 64 = one 128-byte unit: no room for slices of 8; K 1024 (16
+	 * units) at most 2 slices */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 64);
 	CHECK(r.split_k == 1, "K 64: split %u", r.split_k);
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_F32, 16, 4096, 1024);
+	CHECK(r.split_k <= 2, "K 1024: split %u", r.split_k);
+	/* s8 (128 elements a unit) at K 4096: 32 units, split in 2 to 4
+	 * (H200: 16 x 4096 x 4096 in 64x128 23.2 TOP/s whole, 29.8-32.3 in
+	 * 2-4 slices; M 128 184.7 whole, 221-229 in 2-3) */
+	r = sync_chosen("sm_90a", MMAGEN_S8, MMAGEN_S32, 16, 4096, 4096);
+	CHECK(r.tile_m == 64 && r.split_k >= 2 && r.split_k <= 4, "s8 16x4096x4096: %ux%u split %u",
+	      r.tile_m, r.tile_n, r.split_k);
+	r = sync_chosen("sm_90a", MMAGEN_S8, MMAGEN_S32, 128, 4096, 4096);
+	CHECK(r.split_k >= 2 && r.split_k <= 4, "s8 128x4096x4096: %ux%u split %u", r.tile_m,
+	      r.tile_n, r.split_k);
+	/* M 128: 128x128 tiles in 4 slices (128 CTAs of 4 warps), the
+	 * fastest measured for K 4096 and 14336 */
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 128, 4096, 14336);
+	CHECK(r.tile_m == 128 && r.tile_n == 128 && r.split_k == 4 && r.stages == 0,
+	      "128x4096x14336: %ux%u split %u stages %u", r.tile_m, r.tile_n, r.split_k, r.stages);
+	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 128, 14336, 4096);
+	CHECK(r.tile_m == 128 && r.tile_n == 128 && r.split_k == 1 && r.stages == 0,
+	      "128x14336x4096: %ux%u split %u stages %u", r.tile_m, r.tile_n, r.split_k, r.stages);
 	/* big: 128x256 (8 warps, every pipe fed) at the default stages */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 4096, 4096, 4096);
 	CHECK(r.tile_m == 128 && r.tile_n == 256 && r.stages == 0 && r.split_k == 1,
 	      "4096^3: %ux%u stages %u", r.tile_m, r.tile_n, r.stages);
-	/* 2048^3: 128x256 makes 128 tiles (4 pipes on 128 SMs), 128x128 256
-	 * (two CTAs of 4 warps on every SM) */
+	/* 2048^3: 128 tiles of 128x256, one wave, no split */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 2048, 2048, 2048);
-	CHECK(r.tile_m == 128 && r.tile_n == 128, "2048^3: %ux%u", r.tile_m, r.tile_n);
-	/* N 8: one column of warps; M 1: one row */
+	CHECK(r.tile_m == 128 && r.tile_n == 256 && r.split_k == 1, "2048^3: %ux%u split %u",
+	      r.tile_m, r.tile_n, r.split_k);
+	/* N 8, M 1: one warp */
 	r = sync_chosen("sm_90a", MMAGEN_BF16, MMAGEN_BF16, 1, 8, 16);
 	CHECK(r.tile_m == 64 && r.tile_n == 64, "1x8x16: %ux%u", r.tile_m, r.tile_n);
-	/* shared memory per target: sm_86 has 99 KB, 12 stages of 8 KB */
+	/* another target's shared memory: sm_86 (99 KB) */
 	r = sync_chosen("sm_86", MMAGEN_F16, MMAGEN_F32, 16, 4096, 4096);
-	CHECK(r.tile_n == 64 && r.stages == 12, "sm_86: %ux%u stages %u", r.tile_m, r.tile_n,
-	      r.stages);
+	CHECK(r.tile_m == 64 && r.tile_n <= 128 && r.stages == 0, "sm_86: %ux%u stages %u",
+	      r.tile_m, r.tile_n, r.stages);
 	/* fixed fields stay */
 	r = req(MMAGEN_BF16, MMAGEN_F32, 0);
 	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
@@ -363,21 +384,16 @@ static void test_choose_sync(void)
 	CHECK(mmagen_gemm_choose(&r, 16, 4096, 4096, 132) == MMAGEN_OK && r.tile_m == 128 &&
 	      r.tile_n == 256 && r.stages == 3 && r.split_k >= 1, "fixed: %ux%u stages %u",
 	      r.tile_m, r.tile_n, r.stages);
-	/* SM120's stages also carry scales: the stages chosen are the most
-	 * that its generator takes (one more is refused) */
+	/* SM120: no split, its default stages */
 	r = sync_chosen("sm_120a", MMAGEN_E4M3, MMAGEN_F32, 16, 4096, 4096);
-	mmagen_gemm_request more = r;
-	more.stages = r.stages + 1;
-	mmagen_gemm_info mi = { .size = sizeof mi };
-	CHECK(r.stages >= 2 && mmagen_gemm_info_of(&more, &mi) != MMAGEN_OK,
-	      "sm_120a: stages %u", r.stages);
+	CHECK(r.stages == 0 && r.split_k <= 1, "sm_120a: stages %u split %u", r.stages, r.split_k);
 	/* 64 x 256, a legal tile, fixed: stages and split filled as for others */
 	r = req(MMAGEN_BF16, MMAGEN_F32, 0);
 	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
 	r.tile_m = 64;
 	r.tile_n = 256;
-	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.stages > 2 &&
-	      r.split_k > 1, "fixed 64x256: stages %u split %u", r.stages, r.split_k);
+	CHECK(mmagen_gemm_choose(&r, 16, 4096, 14336, 132) == MMAGEN_OK && r.tile_n == 256 &&
+	      r.stages == 0 && r.split_k > 1, "fixed 64x256: stages %u split %u", r.stages, r.split_k);
 }
 
 /* mmagen_gemm_choose: the measured H200 picks (bf16: 1024^3 fastest with
