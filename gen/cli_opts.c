@@ -529,8 +529,7 @@ static const struct cli_opt options[] = {
 	   "adds in slice order.  Default 1; run gemm picks S itself where the tiles leave "
 	   "SMs idle or a short last wave is worth splitting"),
 	FN("--problem", "MxNxK", C(GEMM), "GEMM", set_problem, gemm.problem, NULL,
-	   "choose the tile, cluster, split-K (and on the mma.sync path, for few tiles, the "
-	   "stages) that the options leave open for this problem (as run gemm does; "
+	   "choose the tile, cluster and split-K that the options leave open for this problem (as run gemm does; "
 	   "mmagen_gemm_choose); the kernel still runs any shape"),
 	FN("--sms", "N", C(GEMM), "GEMM", set_sms, gemm.sms, NULL,
 	   "the multiprocessors --problem chooses for (default 132: H100/H200 SXM)"),

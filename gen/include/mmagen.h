@@ -927,7 +927,8 @@ unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_
  *   or more; split-K for one wave of (tile, K slice) units where the
  *   tiles alone leave SMs idle; the model is mmagen_gemm_split_for's).
  * - mma.sync path (sm_80-89, sm_120a, MMAGEN_GEMM_PATH_MMA_SYNC): tile_m,
- *   tile_n and, when the tiles are fewer than the SMs, stages and split_k.
+ *   tile_n and split_k of least estimated time (split-K only within one
+ *   wave of resident CTAs); stages stay the generator's default.
  * A chosen split_k > 1 changes how the kernel is launched: read
  * mmagen_gemm_info_of's result (the split-K kernel's extra parameters and
  * buffers, mmagen_gemm_split_buffers; on the mma.sync path
