@@ -187,10 +187,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s != MMAGEN_OK) {
 		refused(s, "split_buffers");
 	} else if (sync_ws) {
-		/* one slot of tile_m x tile_n x 4 bytes and a u32 per tile */
+		/* a slot of tile_m x tile_n x 4 bytes per tile and K slice (the
+		 * kernel's S, not split_for's), a u32 per tile */
 		uint64_t tiles = ((uint64_t)m + info.tile_m - 1) / info.tile_m *
 				 (((uint64_t)n + info.tile_n - 1) / info.tile_n);
-		FUZZ_CHECK(info.split_k > 1 && ws == tiles * info.tile_m * info.tile_n * 4 &&
+		FUZZ_CHECK(info.split_k > 1 &&
+				   ws == tiles * info.split_k * info.tile_m * info.tile_n * 4 &&
 				   ctr == tiles * 4,
 			   "mma.sync workspace %llu, counters %llu for %llu tiles",
 			   (unsigned long long)ws, (unsigned long long)ctr, (unsigned long long)tiles);
