@@ -385,8 +385,11 @@ static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmage
 			  : "");
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned; the contiguous dimension"
 		 " ($s of A, $s of B) and lda, ldb multiples of $u elements (16 bytes)\","
-		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"]\n}\n",
-	      g->a_mn ? "M" : "K", g->b_mn ? "N" : "K", ea);
+		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"$s]\n}\n",
+	      g->a_mn ? "M" : "K", g->b_mn ? "N" : "K", ea,
+	      g->split_ws ? ", \"grid z exactly split_k (the kernel traps on another)\","
+			    " \"workspace 8-byte and counters 4-byte aligned\","
+			    " \"launches that share a workspace and counters do not overlap\"" : "");
 }
 
 /* ---- --format c: a C header that ships the kernel ----
@@ -623,7 +626,9 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 		if (i->split_workspace)
 			emitf(b, "\n/* Split-K: a workspace slot per tile and K slice (any contents) and a\n"
 				 " * u32 counter per tile (zero before the first launch; every launch\n"
-				 " * leaves them zero): the last two parameters. */\n"
+				 " * leaves them zero): the last two parameters.  The grid's z must be\n"
+				 " * the kernel's split_k (it traps on another), and launches sharing\n"
+				 " * them must not overlap. */\n"
 				 "static inline void $s_split_buffers(unsigned m, unsigned n,\n"
 				 "\t\t\t\t\t    unsigned long long *workspace_bytes,\n"
 				 "\t\t\t\t\t    unsigned long long *counter_bytes)\n{\n"

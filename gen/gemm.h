@@ -36,8 +36,8 @@ struct gemm_plan {
 	/* the mma.sync path (kernel_gemm_sm80.c) */
 	unsigned path;              /* MMAGEN_GEMM_PATH_WGMMA or _MMA_SYNC */
 	unsigned split;             /* K slices (gridDim.z) */
-	int split_ws;               /* mma.sync split-K through a workspace (D is
-				     * not the accumulator's f32/s32) */
+	int split_ws;               /* mma.sync split-K through a workspace (every
+				     * split: a slot per tile and K slice) */
 	unsigned threads, bits;     /* threads per CTA; bits of A's elements */
 	int a_mn, b_mn;             /* A M-major, B N-major (ldmatrix .trans) */
 	unsigned row_bytes;         /* a stage row: 64 or 128 bytes (gemm80_*) */

@@ -655,6 +655,12 @@ mmagen_status mmagen_gemm_split_buffers(const mmagen_gemm_info *info, uint32_t m
 		 * kernel's S: its grid's z) */
 		uint64_t tiles = ((uint64_t)m + info->tile_m - 1) / info->tile_m *
 				 (((uint64_t)n + info->tile_n - 1) / info->tile_n);
+		/* the kernel numbers slots t * S + z in 32 bits (and a slot is
+		 * at most 2^18 bytes, so the product stays under 2^50) */
+		if (tiles * info->split_k > UINT32_MAX)
+			return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+				"mmagen_gemm_split_buffers: %llu tiles x %u K slices exceed the mma.sync kernel's 2^32 workspace slots; use fewer slices or a larger tile",
+				(unsigned long long)tiles, info->split_k);
 		*workspace_bytes = tiles * info->split_k * info->tile_m * info->tile_n * 4;
 		*counter_bytes = tiles * 4;
 		return MMAGEN_OK;

@@ -778,6 +778,11 @@ static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
 	kreg r0 = kb_reg(kb, K_B32), c0 = kb_reg(kb, K_B32), cnt = kb_reg(kb, K_B32);
 	kreg loop = kb_label(kb), summed = kb_label(kb);
 	enum kclass cls = g->acc == MMAGEN_F32 ? K_F32 : K_B32;
+	/* S = gridDim.z, which must be the plan's: the workspace holds that
+	 * many slots a tile, and another grid would write past it */
+	ke(kb, "\t// split-K: a grid of exactly $u K slices (the workspace's slots)\n"
+	       "\tmov.u32 $r, %nctaid.z;\n\tsetp.ne.u32 $r, $r, $u;\n\t@$r trap;\n",
+	   g->split, s, more, s, g->split, more);
 	/* tile t = (m0 / bm) * ceil(N / bn) + n0 / bn */
 	ke(kb, "\t// split-K: this slice's sums into its own workspace slot\n"
 	       "\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
@@ -787,10 +792,10 @@ static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
 	/* a64: the thread's first element (tile row row0 - m0, column col0
 	 * - n0) in bytes; base: slot t * S + z */
 	ke(kb, "\tsub.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
-	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n\tmov.u32 $r, %nctaid.z;\n"
+	       "\tmul.wide.u32 $r, $r, 4;\n\tadd.u64 $r, $r, $r;\n"
 	       "\tmad.lo.u32 $r, $r, $r, $r;\n\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
 	   r0, e->row0, c->m0, c0, e->col0, c->n0, r0, r0, g->bn, c0,
-	   a64, r0, a64, a64, ws, s, idx, t, s, c->z, base, idx, slot, base, base, a64);
+	   a64, r0, a64, a64, ws, idx, t, s, c->z, base, idx, slot, base, base, a64);
 	for (unsigned i = 0; i < 4; i++)
 		for (unsigned j = 0; j < 8; j++)
 			for (unsigned h = 0; h < 2; h++) {
@@ -807,7 +812,7 @@ static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
 	       "\tbar.red.or.pred $r, 0, $r;\n\t@!$r bra.uni $r;\n",
 	   t0, old, base, s1, last, old, s1, last, last, t0, last, last, last, fin);
 	/* the last slice: slot 0 into the accumulators, then slots 1 .. S-1
-	 * added in turn, 16 pairs of loads in flight at a time */
+	 * added in turn, 8 v2 loads (16 values) in flight at a time */
 	ke(kb, "\t// the last slice: the S slots added in slice order\n"
 	       "\tmul.lo.u32 $r, $r, $r;\n\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n",
 	   idx, t, s, base, idx, slot, base, base, a64);

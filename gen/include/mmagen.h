@@ -852,8 +852,12 @@ typedef struct mmagen_gemm_info {
 	 * launch (every launch leaves them zero), the workspace of any
 	 * contents (each slice writes its own slot whole; the last slice of
 	 * a tile adds the slots in slice order, so D is the same bits every
-	 * launch); D is written whole.  (Until 2026-12, an f32 or s32 D took
-	 * the slices by atomics and had to be zero at launch.)
+	 * launch); D is written whole.  The grid's z must be split_k (the
+	 * kernel traps on another); launches sharing a workspace and
+	 * counters must not overlap.  No split with f16 accumulators (the
+	 * slots hold f32).  (Until 2026-12, an f32 or s32 D took the slices
+	 * by atomics and had to be zero at launch, and f16 accumulators
+	 * with an f32 D could split that way.)
 	 * elem_bits_a/b: 4 for s4/u4 (elem_bytes_a/b 0 then). */
 	unsigned path, split_k;
 	unsigned elem_bits_a, elem_bits_b;

@@ -382,9 +382,9 @@ step --path mma.sync --a f16 --b f16 --out f32 --acc f16 --m 96 --n 96 --k 64
 step --path mma.sync --a f16 --b f16 --out f16 --acc f16 --m 300 --n 130 --k 520 --beta -1
 step --path mma.sync --a bf16 --b bf16 --out f32 --m 300 --n 300 --k 4096 --split-k 4 --beta 1
 step --path mma.sync --a s8 --b s8 --out s32 --m 64 --n 64 --k 4096 --split-k 7
-# split-K for a D that is not the accumulator's type: a workspace slot per
-# tile, the last slice writes D (and leaves workspace and counters zero:
-# run gemm checks both)
+# split-K into a D that is not the accumulator's type (the same workspace:
+# a slot per tile and K slice, the last slice writes D and leaves the
+# counters zero: run gemm checks them)
 step --path mma.sync --a bf16 --b bf16 --out bf16 --m 300 --n 300 --k 4096 --split-k 4 --beta 1
 step --path mma.sync --a f16 --b f16 --out f16 --m 1000 --n 1000 --k 1024 --split-k 3 --alpha 1.5 --beta 0.5
 step --path mma.sync --a s8 --b s8 --out f32 --m 129 --n 250 --k 2000 --split-k 5 --alpha 2 --beta -1

@@ -72,7 +72,7 @@ static void check_sm80(const char *ptxas, const char *dir)
 	static const char *const archs[] = { "sm_80", "sm_86", "sm_89", "sm_90" };
 	static const unsigned tiles[][4] = { { 0, 0, 1, 0 }, { 128, 128, 1, 0 }, { 64, 64, 1, 0 },
 					     { 256, 128, 1, 0 }, { 0, 0, 4, 0 },
-					     /* split-K through a workspace (bf16 D) */
+					     /* split-K through a workspace */
 					     { 0, 0, 4, 1 }, { 64, 64, 2, 1 } };
 	char what[200];
 	for (size_t t = 0; t < 4; t++)
@@ -365,8 +365,8 @@ static void check_promote(const char *ptxas, const char *dir)
 }
 
 /* What mmagen_gemm_choose picks for small and large problems (the
- * stages and split it sets: 12-stage 64-row tiles on sm_90a, 16-stage
- * mma.sync tiles split through a workspace) assembles too. */
+ * stages and split it sets: 12-stage 64-row tiles on sm_90a, mma.sync
+ * tiles split through a workspace) assembles too. */
 static void check_chosen(const char *ptxas, const char *dir)
 {
 	static const struct { const char *arch; unsigned path; mmagen_type a, out; unsigned m, n, k; } cs[] = {

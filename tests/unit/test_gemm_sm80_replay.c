@@ -18,6 +18,10 @@
  * that sees the phase), and a cp.async into a byte that another warp read
  * must come after that read.  (It models mbarriers and cp.async's
  * mbarrier arrive for a pipeline without CTA barriers: branch mbar-sync.)
+ * Split-K's handoff likewise: every warp's workspace stores must happen
+ * before thread 0's atom.inc (the release that publishes them), and a
+ * workspace load must come after the stores of every warp of its CTA; a
+ * trap fails the replay.
  *
  * Inputs are small integers, so every sum is exact in f32 (and in f16
  * where the kernel accumulates in f16) and D must match bit for bit.
@@ -63,7 +67,7 @@ struct opnd {
 	X(SHL_B32, "shl.b32") X(SHL_B64, "shl.b64") X(SHR_U32, "shr.u32") X(SHR_B64, "shr.b64") \
 	X(AND_B32, "and.b32") X(XOR_B32, "xor.b32") X(AND_PRED, "and.pred") X(NOT_PRED, "not.pred") \
 	X(MOV_U32, "mov.u32") X(MOV_B32, "mov.b32") X(MOV_F32, "mov.f32") X(MOV_B16, "mov.b16") \
-	X(SETP_LT_U32, "setp.lt.u32") X(SETP_GE_U32, "setp.ge.u32") X(SETP_EQ_U32, "setp.eq.u32") \
+	X(SETP_LT_U32, "setp.lt.u32") X(SETP_GE_U32, "setp.ge.u32") X(SETP_EQ_U32, "setp.eq.u32") X(SETP_NE_U32, "setp.ne.u32") \
 	X(SETP_LT_AND_U32, "setp.lt.and.u32") X(SETP_GT_AND_U32, "setp.gt.and.u32") X(SETP_NEU_F32, "setp.neu.f32") \
 	X(SELP_U32, "selp.u32") X(SELP_B64, "selp.b64") X(CVT_U64_U32, "cvt.u64.u32") \
 	X(CVTA_GLOBAL, "cvta.to.global.u64") \
@@ -86,7 +90,7 @@ struct opnd {
 	X(MBAR_INIT, "mbarrier.init.shared.b64") X(MBAR_ARRIVE, "mbarrier.arrive.shared.b64") \
 	X(CP_MBAR_ARRIVE, "cp.async.mbarrier.arrive.noinc.shared.b64") \
 	X(MBAR_TEST, "mbarrier.test_wait.parity.shared.b64") \
-	X(RET, "ret") X(LDMATRIX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") \
+	X(RET, "ret") X(TRAP, "trap") X(LDMATRIX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") \
 	X(LDMATRIX_T, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16")
 
 enum op {
@@ -399,6 +403,7 @@ struct cta {
 	unsigned nbars;
 	vclock vc[MAXW];
 	int test_loops;              /* the test_wait being run is a wait loop's */
+	uint32_t ws_store[MAXW];     /* per warp: its clock at its last workspace store + 1, 0: none */
 	uint32_t *lastread;          /* per shared byte x warp: clock of the last read, 0: none */
 	char err[256];
 };
@@ -671,6 +676,7 @@ static int exec1(struct cta *c, const struct ins *in, unsigned t)
 	case OP_SETP_LT_U32: D = U32(1) < U32(2); break;
 	case OP_SETP_GE_U32: D = U32(1) >= U32(2); break;
 	case OP_SETP_EQ_U32: D = U32(1) == U32(2); break;
+	case OP_SETP_NE_U32: D = U32(1) != U32(2); break;
 	case OP_SETP_LT_AND_U32: D = U32(1) < U32(2) && S(3); break;
 	case OP_SETP_GT_AND_U32: D = U32(1) > U32(2) && S(3); break;
 	case OP_SETP_NEU_F32: D = !(f32_of(S(1)) == f32_of(S(2))); break;
@@ -914,6 +920,17 @@ static int exec_mbar(struct cta *c, const struct ins *in, unsigned t)
 	}
 }
 
+/* Split-K's handoff: warp w's view must hold every warp's last
+ * workspace store (its clock then, which a later bar.sync moves past). */
+static int ws_ordered(struct cta *c, const struct ins *in, unsigned w, const char *what)
+{
+	for (unsigned v = 0; v < c->threads / 32; v++)
+		if (v != w && c->ws_store[v] && c->vc[w][v] < c->ws_store[v])
+			return cta_fail(c, in, "%s of warp %u is not ordered after warp %u's workspace stores (no bar.sync between)",
+					what, w, v);
+	return 0;
+}
+
 static int run_cta(struct cta *c)
 {
 	const struct prog *p = c->p;
@@ -922,7 +939,24 @@ static int run_cta(struct cta *c)
 		const struct ins *in = &p->ins[pc++];
 		if (++steps > 50000000u)
 			return cta_fail(c, in, "no end after %u instructions", steps);
+		int ws_op = in->op == OP_ST_CG_V2_F32 || in->op == OP_ST_CG_V2_S32 ||
+			    in->op == OP_LD_CG_V2_F32 || in->op == OP_LD_CG_V2_S32 || in->op == OP_ATOM_INC;
+		unsigned active = 0;     /* warps with a thread the guard lets through */
+		if (ws_op)
+			for (unsigned t = 0; t < c->threads; t++)
+				if (guard_ok(c, in, t))
+					active |= 1u << (t / 32);
+		if (ws_op && in->op != OP_ST_CG_V2_F32 && in->op != OP_ST_CG_V2_S32)
+			for (unsigned w = 0; w < c->threads / 32; w++)
+				if (active >> w & 1 &&
+				    ws_ordered(c, in, w, in->op == OP_ATOM_INC ? "the counter's atom.inc" : "a workspace load"))
+					return -1;
 		switch (in->op) {
+		case OP_TRAP:
+			for (unsigned t = 0; t < c->threads; t++)
+				if (guard_ok(c, in, t))
+					return cta_fail(c, in, "thread %u traps", t);
+			break;
 		case OP_BRA_UNI: case OP_BRA: {
 			int take = guard_ok(c, in, 0);
 			for (unsigned t = 1; t < c->threads; t++)
@@ -1009,6 +1043,10 @@ static int run_cta(struct cta *c)
 		}
 		if (c->err[0])
 			return -1;
+		if (in->op == OP_ST_CG_V2_F32 || in->op == OP_ST_CG_V2_S32)
+			for (unsigned w = 0; w < c->threads / 32; w++)
+				if (active >> w & 1)
+					c->ws_store[w] = c->vc[w][w] + 1;
 	}
 	return cta_fail(c, &p->ins[p->n - 1], "fell off the end");
 }
@@ -1207,6 +1245,7 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 			memset(c.issued, 0, p.threads * sizeof *c.issued);
 			c.nbars = 0;
 			memset(c.vc, 0, sizeof c.vc);
+			memset(c.ws_store, 0, sizeof c.ws_store);
 			memset(c.lastread, 0, (size_t)info.smem * MAXW * sizeof *c.lastread);
 			c.ncopies = 0;
 			c.ctaid_x = id;

@@ -594,6 +594,19 @@ static void test_buffers(void)
 	 * slices: 2^29 tiles * 2^25 bytes = 2^54 */
 	CHECK(mmagen_gemm_split_buffers(&i, 1u << 20, 1u << 24, 256, &ws, &ctr) == MMAGEN_OK &&
 		      ws == (1ull << 54), "2^54 workspace: %llu", (unsigned long long)ws);
+	/* the mma.sync kernel numbers its slots in 32 bits: 2^26 x 2^26
+	 * tiles of 64 x 64 in 2 slices refused (it wrapped to 0 before);
+	 * 2^15 x 2^15 tiles in 2 slices, 2^31 slots, taken */
+	r = req(MMAGEN_BF16, MMAGEN_BF16, 2);
+	r.path = MMAGEN_GEMM_PATH_MMA_SYNC;
+	r.tile_m = r.tile_n = 64;
+	CHECK_EXPR(mmagen_gemm_info_of(&r, &i) == MMAGEN_OK && i.split_workspace);
+	CHECK(mmagen_gemm_split_buffers(&i, 0xffffffffu, 0xffffffffu, 2, &ws, &ctr) ==
+		      MMAGEN_INVALID_ARGUMENT && strstr(mmagen_last_error(), "2^32"),
+	      "mma.sync slots: %s", mmagen_last_error());
+	CHECK(mmagen_gemm_split_buffers(&i, 1u << 21, 1u << 21, 2, &ws, &ctr) == MMAGEN_OK &&
+		      ws == (1ull << 31) * 64 * 64 * 4 && ctr == (1ull << 30) * 4,
+	      "mma.sync 2^31 slots: %llu", (unsigned long long)ws);
 }
 
 int main(void)
