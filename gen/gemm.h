@@ -67,6 +67,10 @@ struct gemm_c {
 	int cvt_bf16;
 };
 void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off, kreg v);
+/* the same in two halves: C's element at addr+off under p (0 where p is
+ * false), as f32 (s32 for s32 D); then v += beta * that */
+kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off);
+void gemm_c_apply(struct kb *kb, const struct gemm_c *c, kreg x, kreg v);
 
 /* kernel_gemm_sm90.c */
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g);

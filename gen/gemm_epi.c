@@ -22,12 +22,24 @@ kreg gemm_elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned
 
 void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off, kreg v)
 {
+	gemm_c_apply(kb, c, gemm_c_value(kb, c, p, addr, off), v);
+}
+
+void gemm_c_apply(struct kb *kb, const struct gemm_c *c, kreg x, kreg v)
+{
+	if (c->out == MMAGEN_S32)
+		ke(kb, "\tmad.lo.s32 $r, $r, $r, $r;\n", v, c->beta_i, x, v);
+	else
+		ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, c->beta, x, v);
+}
+
+kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off)
+{
 	mmagen_type t = c->out;
 	if (t == MMAGEN_S32) {
 		kreg x = kb_reg(kb, K_B32);
-		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n"
-		       "\tmad.lo.s32 $r, $r, $r, $r;\n", x, p, x, addr, off, v, c->beta_i, x, v);
-		return;
+		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n", x, p, x, addr, off);
+		return x;
 	}
 	kreg x = kb_reg(kb, K_F32);
 	ke(kb, "\tmov.f32 $r, 0f00000000;\n", x);
@@ -51,5 +63,5 @@ void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsign
 		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n\tcvt.f32.$t $r, $r;\n",
 		   h, p, h, addr, off, t, x, h);
 	}
-	ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, c->beta, x, v);
+	return x;
 }

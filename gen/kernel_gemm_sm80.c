@@ -17,6 +17,10 @@
 #define WARP_TILE 64            /* each warp: 64 x 64 of D */
 #define STEP_BYTES 32           /* K bytes of one mma.sync */
 #define MAX_STEPS (GEMM80_ROW_WIDE / STEP_BYTES)
+/* the staged epilogue (emit_store_staged): a row of 64 32-bit sums plus
+ * 8 words, 16 rows a warp */
+#define STAGED_PITCH (4 * (WARP_TILE + 8))
+#define STAGED_BAND (16 * STAGED_PITCH)
 
 /* ---- the shared-memory layout (gemm.h) ---- */
 
@@ -215,6 +219,12 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages",
 			g->stages, stage, limit, target, most);
+	/* two stages always hold the staged epilogue's bands: 8 warps
+	 * (128 x 256) take 36 KB, two stages of 64-byte rows 48 KB */
+	if (g->threads / 32 * STAGED_BAND > g->smem)
+		return mmagen_set_error(MMAGEN_INTERNAL,
+			"the %u-byte stages cannot hold the epilogue's %u bytes of D; use more --stages",
+			g->smem, g->threads / 32 * STAGED_BAND);
 	return MMAGEN_OK;
 }
 
@@ -613,8 +623,6 @@ static void emit_body(struct k80 *c)
 }
 
 /* ---- the epilogue ---- */
-enum store_mode { ST_PLAIN, ST_C };
-
 struct ep {
 	kreg gd, gc, ldd, ldc, alpha, beta, has_c, alpha_i, beta_i;
 	kreg row0, col0;
@@ -655,37 +663,19 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 }
 
 
-/* Accumulator values (i, j, half h) as two f32 (or s32) registers v. */
-static void acc_values(struct k80 *c, const struct ep *e, unsigned i, unsigned j, unsigned h,
-		       kreg v)
-{
-	struct kb *kb = c->kb;
-	unsigned nacc = tile_find_op(&c->in, "d")->count;
-	kreg first = { .cls = c->acc.cls, .n = (uint16_t)nacc, .id = c->acc.id + (i * 8 + j) * nacc };
-	for (unsigned x = 0; x < 2; x++) {
-		kreg r = kr_at(v, x);
-		if (c->g->acc == MMAGEN_F16) {       /* f16x2 {c0, c1}, {c2, c3} */
-			kreg hh = kb_reg(kb, K_B16), lo = kb_reg(kb, K_B16);
-			ke(kb, "\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n",
-			   lo, hh, kr_at(first, h), r, x ? hh : lo);
-		} else if (e->out == MMAGEN_S32) {
-			ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", r, e->alpha_i, kr_at(first, 2 * h + x));
-		} else if (c->g->acc == MMAGEN_S32) {
-			ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n", r, kr_at(first, 2 * h + x));
-		} else {
-			ke(kb, "\tmov.f32 $r, $r;\n", r, kr_at(first, 2 * h + x));
-		}
-		if (e->out != MMAGEN_S32)
-			ke(kb, "\tmul.f32 $r, $r, $r;\n", r, e->alpha, r);
-	}
-}
-
-/* v += beta * C(addr+off), under p (gemm_epi.c; bf16 by a shift: this
- * path also serves sm_80-89, which have no cvt.f32.bf16). */
-static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
+/* C's element at addr+off under p, then v += beta * it (gemm_epi.c; bf16
+ * by a shift: this path also serves sm_80-89, which have no
+ * cvt.f32.bf16) */
+static kreg c_value(const struct ep *e, struct kb *kb, kreg p, kreg addr, unsigned off)
 {
 	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
-	gemm_add_c(kb, &c, p, addr, off, v);
+	return gemm_c_value(kb, &c, p, addr, off);
+}
+
+static void c_apply(const struct ep *e, struct kb *kb, kreg x, kreg v)
+{
+	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
+	gemm_c_apply(kb, &c, x, v);
 }
 
 static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg addr,
@@ -704,41 +694,139 @@ static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg
 	   out, h, kr_at(v, 0), ps, addr, off, h);
 }
 
-static void emit_store_all(struct k80 *c, const struct ep *e, enum store_mode mode)
+/* D through shared memory (STAGED_PITCH, STAGED_BAND: at the top).
+ * Straight from the m16n8 accumulators a warp's store covers 8 rows of
+ * 16 bytes (4 lanes' pairs of 16-bit D a row), half of each row's 32-byte
+ * sector, and C was read the same way, each load after the last store
+ * (D may alias C, so no load could move above one).  Staged, each
+ * 16-row band of the warp's 64 x 64 goes to shared memory as 32-bit sums
+ * and comes back a row at a time, lane l with columns 2l and 2l + 1: one
+ * store writes the row's 64 elements whole (128 bytes of 16-bit D, 256
+ * of f32), and the band's 16 rows of C are loaded before any of its
+ * stores.  On the H200 (--path mma.sync, 8192 x 8192 x 512) bf16 D went
+ * from 311 to 334 TFLOP/s, with beta = 1 from 163 to 266 (f32 D 113 to
+ * 229; s8 -> s32 at K 1024 225 to 460 TOP/s); 8192^3 did not move.
+ * The bands live in the stages, free once every warp has passed the
+ * bar.sync after the K loop; each warp has a region of its own, reused
+ * band after band behind bar.warp.sync.  The pitch, 64 words + 8, puts
+ * rows r and r + 1 eight banks apart: a half-warp's pairs (rows 4h..4h+3,
+ * 4 lanes of 8 bytes each) fill the 32 banks once, and a row read back
+ * is 256 consecutive bytes. */
+
+/* v = the staged 32-bit sums x (f32, or s32 for s32 accumulators) times
+ * alpha, as f32 (s32 for s32 D) */
+static void staged_scale(struct k80 *c, const struct ep *e, kreg x, kreg v)
 {
 	struct kb *kb = c->kb;
-	int with_c = mode == ST_C;
-	kreg pin1 = kb_regs(kb, K_PRED, 8), pin2 = kb_regs(kb, K_PRED, 8);
-	kreg cj = kb_reg(kb, K_B32), row = kb_reg(kb, K_B32), prow = kb_reg(kb, K_PRED);
-	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
-	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
-	unsigned es = e->esize;
+	for (unsigned i = 0; i < 2; i++) {
+		kreg r = kr_at(v, i);
+		if (e->out == MMAGEN_S32)
+			ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", r, e->alpha_i, kr_at(x, i));
+		else if (c->g->acc == MMAGEN_S32)
+			ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n\tmul.f32 $r, $r, $r;\n", r, kr_at(x, i), r,
+			   e->alpha, r);
+		else
+			ke(kb, "\tmul.f32 $r, $r, $r;\n", r, e->alpha, kr_at(x, i));
+	}
+}
 
-	for (unsigned j = 0; j < 8; j++)
-		ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
-		       "\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
-		   cj, e->col0, 8 * j, kr_at(pin1, j), cj, c->n, cj, cj, kr_at(pin2, j), cj, c->n);
-	for (unsigned i = 0; i < 4; i++)
-		for (unsigned h = 0; h < 2; h++) {
-			ke(kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n",
-			   row, e->row0, 16 * i + 8 * h, prow, row, c->m);
-			kreg ad = gemm_elem_addr(kb, e->gd, row, e->col0, e->ldd, es);
-			kreg ac = with_c ? gemm_elem_addr(kb, e->gc, row, e->col0, e->ldc, es) : ad;
+/* p0: row r of the band and column 0 of the lane's pair inside D, p1:
+ * both columns, ps: only column 0 */
+static void staged_preds(struct k80 *c, kreg t, kreg row, unsigned r, kreg pc1, kreg pc2,
+			 kreg prow, kreg p0, kreg p1, kreg ps)
+{
+	ke(c->kb, "\tadd.u32 $r, $r, $u;\n\tsetp.lt.u32 $r, $r, $r;\n"
+		  "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
+		  "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
+	   t, row, r, prow, t, c->m, p0, prow, pc1, p1, prow, pc2, ps, pc2, ps, ps, p0);
+}
+
+static void emit_store_staged(struct k80 *c, const struct ep *e)
+{
+	struct kb *kb = c->kb;
+	unsigned es = e->esize, nacc = tile_find_op(&c->in, "d")->count;
+	kreg t = kb_reg(kb, K_B32), sw = kb_reg(kb, K_B32), sr = kb_reg(kb, K_B32);
+	kreg col = kb_reg(kb, K_B32), row = kb_reg(kb, K_B32), rowb = kb_reg(kb, K_B32);
+	kreg pc1 = kb_reg(kb, K_PRED), pc2 = kb_reg(kb, K_PRED), prow = kb_reg(kb, K_PRED);
+	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
+	kreg lddb = kb_reg(kb, K_B64), ldcb = kb_reg(kb, K_B64);
+	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
+	kreg x = kb_regs(kb, c->g->acc == MMAGEN_S32 ? K_B32 : K_F32, 2);
+	kreg pair = kb_regs(kb, K_F32, 2);
+	kreg no_c = kb_regs(kb, K_LABEL, 4), done = kb_regs(kb, K_LABEL, 4);
+
+	ke(kb, "\t// D through shared memory: every warp is done with the stages\n"
+	       "\tbar.sync 0;\n");
+	/* sw: the lane's pair in band row lane/4, columns 2 (lane % 4);
+	 * sr: row 0's columns 2 lane */
+	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n\tshr.u32 $r, $r, 2;\n\tmad.lo.u32 $r, $r, $u, $r;\n"
+	       "\tand.b32 $r, $r, 3;\n\tmad.lo.u32 $r, $r, 8, $r;\n\tmad.lo.u32 $r, $r, 8, $r;\n",
+	   sr, c->warp, STAGED_BAND, c->smem, t, c->lane, sw, t, STAGED_PITCH, sr,
+	   t, c->lane, sw, t, sw, sr, c->lane, sr);
+	/* the warp's first row and the lane's columns in D */
+	ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n\tmad.lo.u32 $r, $r, 2, $r;\n"
+	       "\tsetp.lt.u32 $r, $r, $r;\n\tadd.u32 $r, $r, 1;\n\tsetp.lt.u32 $r, $r, $r;\n",
+	   rowb, c->wm, WARP_TILE, c->m0, col, c->wn, WARP_TILE, c->n0, col, c->lane, col,
+	   pc1, col, c->n, t, col, pc2, t, c->n);
+	ke(kb, "\tmul.wide.u32 $r, $r, $u;\n\tmul.wide.u32 $r, $r, $u;\n",
+	   lddb, e->ldd, es, ldcb, e->ldc, es);
+	for (unsigned i = 0; i < 4; i++) {
+		ke(kb, "\t// band $u: rows $u..$u of the warp's tile\n", i, 16 * i, 16 * i + 15);
+		if (i)
+			ke(kb, "\tbar.warp.sync -1;\n");
+		for (unsigned h = 0; h < 2; h++)
 			for (unsigned j = 0; j < 8; j++) {
-				unsigned off = 8 * j * es;
-				/* p0: element 0 inside, p1: both, ps: only element 0 */
-				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
-				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
-				   p0, prow, kr_at(pin1, j), p1, prow, kr_at(pin2, j), ps,
-				   kr_at(pin2, j), ps, ps, p0);
-				acc_values(c, e, i, j, h, v);
-				if (with_c) {
-					add_c(kb, e, p0, ac, off, kr_at(v, 0));
-					add_c(kb, e, p1, ac, off + es, kr_at(v, 1));
+				kreg first = { .cls = c->acc.cls, .n = (uint16_t)nacc,
+					       .id = c->acc.id + (i * 8 + j) * nacc };
+				kreg a0, a1;
+				if (c->g->acc == MMAGEN_F16) {   /* f16x2 {c0, c1}, {c2, c3} */
+					kreg lo = kb_reg(kb, K_B16), hi = kb_reg(kb, K_B16);
+					ke(kb, "\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n\tcvt.f32.f16 $r, $r;\n",
+					   lo, hi, kr_at(first, h), kr_at(pair, 0), lo, kr_at(pair, 1), hi);
+					a0 = kr_at(pair, 0);
+					a1 = kr_at(pair, 1);
+				} else {
+					a0 = kr_at(first, 2 * h);
+					a1 = kr_at(first, 2 * h + 1);
 				}
-				store_vals(kb, e, p1, ps, ad, off, v);
+				ke(kb, "\tst.shared.v2.b32 [$r+$u], {$r, $r};\n", sw,
+				   8 * h * STAGED_PITCH + 32 * j, a0, a1);
 			}
+		ke(kb, "\tbar.warp.sync -1;\n\tadd.u32 $r, $r, $u;\n", row, rowb, 16 * i);
+		kreg ad = gemm_elem_addr(kb, e->gd, row, col, e->ldd, es);
+		kreg ac = gemm_elem_addr(kb, e->gc, row, col, e->ldc, es);
+		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, kr_at(no_c, i));
+		for (int with_c = 1; with_c >= 0; with_c--) {
+			kreg cv[32];
+			if (with_c)      /* C's 16 rows first: a load after a store to D
+					  * (which may alias C) could not move above it */
+				for (unsigned r = 0; r < 16; r++) {
+					staged_preds(c, t, row, r, pc1, pc2, prow, p0, p1, ps);
+					cv[2 * r] = c_value(e, kb, p0, ac, 0);
+					cv[2 * r + 1] = c_value(e, kb, p1, ac, es);
+					if (r < 15)
+						ke(kb, "\tadd.u64 $r, $r, $r;\n", ac, ac, ldcb);
+				}
+			else
+				ke(kb, "$r:\n", kr_at(no_c, i));
+			for (unsigned r = 0; r < 16; r++) {
+				staged_preds(c, t, row, r, pc1, pc2, prow, p0, p1, ps);
+				ke(kb, "\tld.shared.v2.b32 {$r, $r}, [$r+$u];\n", kr_at(x, 0), kr_at(x, 1),
+				   sr, r * STAGED_PITCH);
+				staged_scale(c, e, x, v);
+				if (with_c) {
+					c_apply(e, kb, cv[2 * r], kr_at(v, 0));
+					c_apply(e, kb, cv[2 * r + 1], kr_at(v, 1));
+				}
+				store_vals(kb, e, p1, ps, ad, 0, v);
+				if (r < 15)
+					ke(kb, "\tadd.u64 $r, $r, $r;\n", ad, ad, lddb);
+			}
+			if (with_c)
+				ke(kb, "\tbra.uni $r;\n", kr_at(done, i));
 		}
+		ke(kb, "$r:\n", kr_at(done, i));
+	}
 }
 
 /* The accumulator register of element (i, j, h, x): m16n8 tile (i, j),
@@ -848,13 +936,10 @@ static void emit_split_ws(struct k80 *c, const struct ep *e, kreg fin)
 static void emit_epilogue(struct k80 *c, struct ep *e)
 {
 	struct kb *kb = c->kb;
-	kreg no_c = kb_label(kb), done = kb_label(kb);
+	kreg done = kb_label(kb);
 	if (c->g->split_ws)
 		emit_split_ws(c, e, done);
-	ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
-	emit_store_all(c, e, ST_C);
-	ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
-	emit_store_all(c, e, ST_PLAIN);
+	emit_store_staged(c, e);
 	ke(kb, "$r:\n", done);
 }
 

@@ -18,6 +18,12 @@
  * that sees the phase), and a cp.async into a byte that another warp read
  * must come after that read.  (It models mbarriers and cp.async's
  * mbarrier arrive for a pipeline without CTA barriers: branch mbar-sync.)
+ * The epilogue stages D through shared memory (st.shared / ld.shared
+ * .v2): 8-byte accesses in phases of 16 lanes must not share banks, a
+ * store into bytes another warp read (the stages' last ldmatrix) needs a
+ * barrier between, and within a warp a lane may read or overwrite
+ * another lane's bytes only across a bar.warp.sync (the interpreter's
+ * lockstep would hide a missing one).
  * Split-K's handoff likewise: every warp's workspace stores must happen
  * before thread 0's atom.inc (the release that publishes them), and a
  * workspace load must come after the stores of every warp of its CTA; a
@@ -90,6 +96,8 @@ struct opnd {
 	X(MBAR_INIT, "mbarrier.init.shared.b64") X(MBAR_ARRIVE, "mbarrier.arrive.shared.b64") \
 	X(CP_MBAR_ARRIVE, "cp.async.mbarrier.arrive.noinc.shared.b64") \
 	X(MBAR_TEST, "mbarrier.test_wait.parity.shared.b64") \
+	X(ST_SHARED_V2, "st.shared.v2.b32") X(LD_SHARED_V2, "ld.shared.v2.b32") \
+	X(BAR_WARP_SYNC, "bar.warp.sync") \
 	X(RET, "ret") X(TRAP, "trap") X(LDMATRIX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") \
 	X(LDMATRIX_T, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16")
 
@@ -405,6 +413,16 @@ struct cta {
 	int test_loops;              /* the test_wait being run is a wait loop's */
 	uint32_t ws_store[MAXW];     /* per warp: its clock at its last workspace store + 1, 0: none */
 	uint32_t *lastread;          /* per shared byte x warp: clock of the last read, 0: none */
+	/* per shared byte: the warp (+1, 0: none) of the last st.shared into
+	 * it, and that warp's clock then */
+	uint8_t *lw_warp;
+	uint32_t *lw_clock;
+	/* within a warp: the lane of the last store into a byte and of the
+	 * last load from it, and the warp's bar.warp.sync count then; a lane
+	 * may see another lane's bytes only across a bar.warp.sync */
+	uint8_t *lw_lane, *lr_lane, *lr_warp;
+	uint32_t *lw_epoch, *lr_epoch;
+	uint32_t wsync[MAXW];
 	char err[256];
 };
 
@@ -631,6 +649,89 @@ static int exec_ldmatrix(struct cta *c, const struct ins *in, unsigned warp)
 			}
 			R(c, warp * 32 + l, d->v[i]) = v;
 		}
+	return 0;
+}
+
+/* st.shared.v2.b32 / ld.shared.v2.b32 of a whole warp (the staged
+ * epilogue).  8-byte accesses go in two phases of 16 lanes, and a phase
+ * is one wavefront when its 32 words fall in 32 distinct banks; as for
+ * ldmatrix, a conflict fails.  Ordering: a store may not overwrite a
+ * byte that another warp read or wrote, or that a cp.async has not yet
+ * landed in, without a barrier between; a load may not read what another
+ * warp stored unordered, nor a byte a cp.async is still filling. */
+static int exec_shared(struct cta *c, const struct ins *in, unsigned warp)
+{
+	int st = in->op == OP_ST_SHARED_V2;
+	const struct opnd *a = &in->o[st ? 0 : 1], *v = &in->o[st ? 1 : 0];
+	unsigned addr[32];
+	if (a->k != O_ADDR || a->reg < 0 || v->k != O_VEC || v->n != 2)
+		return cta_fail(c, in, "operands");
+	for (unsigned l = 0; l < 32; l++) {
+		addr[l] = (uint32_t)(R(c, warp * 32 + l, a->reg) + a->imm);
+		if (addr[l] % 8 || addr[l] + 8 > c->smem_size)
+			return cta_fail(c, in, "warp %u lane %u: shared address %u (size %u)", warp, l,
+					addr[l], c->smem_size);
+	}
+	for (unsigned h = 0; h < 2; h++) {
+		uint32_t seen = 0;
+		for (unsigned l = 16 * h; l < 16 * h + 16; l++)
+			for (unsigned w = 0; w < 2; w++) {
+				uint32_t bit = 1u << ((addr[l] / 4 + w) % 32);
+				if (seen & bit)
+					return cta_fail(c, in, "warp %u lanes %u..%u: 8-byte accesses at %u, %u, ... %u share banks (a bank conflict)",
+							warp, 16 * h, 16 * h + 15, addr[16 * h], addr[16 * h + 1],
+							addr[16 * h + 15]);
+				seen |= bit;
+			}
+	}
+	for (unsigned l = 0; l < 32; l++)
+		for (unsigned b = 0; b < 8; b++) {
+			unsigned x = addr[l] + b, lw = c->lw_warp[x];
+			if (c->inflight[x])
+				return cta_fail(c, in, "warp %u lane %u %s shared byte %u while a cp.async into it has not landed (a race)",
+						warp, l, st ? "writes" : "reads", x);
+			if (lw && lw - 1 != warp && c->vc[warp][lw - 1] < c->lw_clock[x])
+				return cta_fail(c, in, "warp %u lane %u %s shared byte %u that warp %u wrote with nothing ordering the two (a race)",
+						warp, l, st ? "writes" : "reads", x, lw - 1);
+			if (lw && lw - 1 == warp && c->lw_lane[x] != l &&
+			    c->lw_epoch[x] == c->wsync[warp])
+				return cta_fail(c, in, "warp %u lane %u %s shared byte %u that lane %u wrote, with no bar.warp.sync between (a race)",
+						warp, l, st ? "writes" : "reads", x, c->lw_lane[x]);
+			if (st && c->lr_warp[x] == warp + 1 && c->lr_lane[x] != l &&
+			    c->lr_epoch[x] == c->wsync[warp])
+				return cta_fail(c, in, "warp %u lane %u overwrites shared byte %u that lane %u read, with no bar.warp.sync between (a WAR race)",
+						warp, l, x, c->lr_lane[x]);
+			if (st)
+				for (unsigned w = 0; w < MAXW; w++) {
+					uint32_t r = c->lastread[(size_t)x * MAXW + w];
+					if (r && w != warp && c->vc[warp][w] < r)
+						return cta_fail(c, in, "warp %u lane %u overwrites shared byte %u that warp %u read with nothing ordering that read first (a WAR race)",
+								warp, l, x, w);
+				}
+		}
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned t = warp * 32 + l;
+		for (unsigned w = 0; w < 2; w++) {
+			if (st)
+				store_le(c->smem + addr[l] + 4 * w, 4, R(c, t, v->v[w]));
+			else
+				R(c, t, v->v[w]) = load_le(c->smem + addr[l] + 4 * w, 4);
+		}
+		for (unsigned b = 0; b < 8; b++) {
+			unsigned x = addr[l] + b;
+			if (st) {
+				c->lw_warp[x] = (uint8_t)(warp + 1);
+				c->lw_clock[x] = c->vc[warp][warp] + 1;
+				c->lw_lane[x] = (uint8_t)l;
+				c->lw_epoch[x] = c->wsync[warp];
+			} else {
+				c->lastread[(size_t)x * MAXW + warp] = c->vc[warp][warp] + 1;
+				c->lr_warp[x] = (uint8_t)(warp + 1);
+				c->lr_lane[x] = (uint8_t)l;
+				c->lr_epoch[x] = c->wsync[warp];
+			}
+		}
+	}
 	return 0;
 }
 
@@ -1012,19 +1113,30 @@ static int run_cta(struct cta *c)
 				c->vc[w][w]++;
 				join(all, c->vc[w]);
 			}
-			for (unsigned w = 0; w < c->threads / 32; w++)
+			for (unsigned w = 0; w < c->threads / 32; w++) {
 				memcpy(c->vc[w], all, sizeof all);
+				c->wsync[w]++;
+			}
 			break;
 		}
 		case OP_CP_WAIT:
 			exec_wait(c, (unsigned)in->o[0].imm);
 			break;
 		case OP_LDMATRIX: case OP_LDMATRIX_T: case OP_MMA:
+		case OP_ST_SHARED_V2: case OP_LD_SHARED_V2:
 			if (in->guard >= 0)
 				return cta_fail(c, in, "a guarded warp-wide instruction");
 			for (unsigned w = 0; w < c->threads / 32; w++)
-				if ((in->op == OP_MMA ? exec_mma : exec_ldmatrix)(c, in, w))
+				if ((in->op == OP_MMA ? exec_mma :
+				     in->op == OP_LDMATRIX || in->op == OP_LDMATRIX_T ? exec_ldmatrix :
+				     exec_shared)(c, in, w))
 					return -1;
+			break;
+		case OP_BAR_WARP_SYNC:   /* lockstep: a warp's lanes are together */
+			if (in->o[0].k != O_IMM || (uint32_t)in->o[0].imm != 0xFFFFFFFFu)
+				return cta_fail(c, in, "a member mask other than every lane");
+			for (unsigned w = 0; w < c->threads / 32; w++)
+				c->wsync[w]++;
 			break;
 		case OP_CP_ASYNC:        /* eight threads' stores a wavefront */
 			for (unsigned t0 = 0; t0 < c->threads; t0 += 8) {
@@ -1206,6 +1318,13 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	c.committed = calloc(p.threads, sizeof *c.committed);
 	c.issued = calloc(p.threads, sizeof *c.issued);
 	c.lastread = calloc((size_t)info.smem * MAXW, sizeof *c.lastread);
+	c.lw_warp = calloc(info.smem, 1);
+	c.lw_clock = calloc(info.smem, sizeof *c.lw_clock);
+	c.lw_lane = calloc(info.smem, 1);
+	c.lr_lane = calloc(info.smem, 1);
+	c.lr_warp = calloc(info.smem, 1);
+	c.lw_epoch = calloc(info.smem, sizeof *c.lw_epoch);
+	c.lr_epoch = calloc(info.smem, sizeof *c.lr_epoch);
 	c.g[0] = (struct region){ "A", A, mk * wa / 8 };
 	c.g[1] = (struct region){ "B", B, nk * wb / 8 };
 	c.g[2] = (struct region){ "C", C, mn * wo / 8 };
@@ -1247,6 +1366,9 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 			memset(c.vc, 0, sizeof c.vc);
 			memset(c.ws_store, 0, sizeof c.ws_store);
 			memset(c.lastread, 0, (size_t)info.smem * MAXW * sizeof *c.lastread);
+			memset(c.lw_warp, 0, info.smem);
+			memset(c.lr_warp, 0, info.smem);
+			memset(c.wsync, 0, sizeof c.wsync);
 			c.ncopies = 0;
 			c.ctaid_x = id;
 			c.ctaid_z = z;
@@ -1310,6 +1432,13 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	free(c.committed);
 	free(c.issued);
 	free(c.lastread);
+	free(c.lw_warp);
+	free(c.lw_clock);
+	free(c.lw_lane);
+	free(c.lr_lane);
+	free(c.lr_warp);
+	free(c.lw_epoch);
+	free(c.lr_epoch);
 	free(c.copies);
 	free(A);
 	free(B);
