@@ -628,14 +628,19 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 				 " * u32 counter per tile (zero before the first launch; every launch\n"
 				 " * leaves them zero): the last two parameters.  The grid's z must be\n"
 				 " * the kernel's split_k (it traps on another), and launches sharing\n"
-				 " * them must not overlap. */\n"
-				 "static inline void $s_split_buffers(unsigned m, unsigned n,\n"
-				 "\t\t\t\t\t    unsigned long long *workspace_bytes,\n"
-				 "\t\t\t\t\t    unsigned long long *counter_bytes)\n{\n"
+				 " * them must not overlap.  Returns 0, or -1 (sizes 0) when the tiles\n"
+				 " * times split_k exceed the 2^32 slots the kernel numbers in 32 bits\n"
+				 " * (as mmagen_gemm_split_buffers refuses them): a larger tile or\n"
+				 " * fewer slices. */\n"
+				 "static inline int $s_split_buffers(unsigned m, unsigned n,\n"
+				 "\t\t\t\t   unsigned long long *workspace_bytes,\n"
+				 "\t\t\t\t   unsigned long long *counter_bytes)\n{\n"
 				 "\tunsigned long long tiles = (((unsigned long long)m + $u - 1) / $u) * (((unsigned long long)n + $u - 1) / $u);\n"
+				 "\t*workspace_bytes = *counter_bytes = 0;\n"
+				 "\tif (tiles * $u > 0xFFFFFFFFull)\n\t\treturn -1;\n"
 				 "\t*workspace_bytes = tiles * $uull;\n"
-				 "\t*counter_bytes = tiles * 4;\n}\n",
-			      id, i->tile_m, i->tile_m, i->tile_n, i->tile_n,
+				 "\t*counter_bytes = tiles * 4;\n\treturn 0;\n}\n",
+			      id, i->tile_m, i->tile_m, i->tile_n, i->tile_n, i->split_k,
 			      i->split_k * i->tile_m * i->tile_n * 4);
 	}
 	emitf(b, "\n/* The parameters, in order: tensor_map is a CUtensorMap by value (128 bytes,\n"

@@ -181,12 +181,28 @@ static void test_sm80(void)
 			/* split-K's buffers: the library's sizes */
 			unsigned long long ws = 0, ctr = 0;
 			uint64_t lws = 1, lctr = 1;
-			h80(split_buffers)(dims[a], dims[b], &ws, &ctr);
+			CHECK(h80(split_buffers)(dims[a], dims[b], &ws, &ctr) == 0, "sm80 split buffers: -1");
 			CHECK(mmagen_gemm_split_buffers(&i, dims[a], dims[b], 2, &lws, &lctr) == MMAGEN_OK &&
 			      ws == lws && ctr == lctr && ws == (unsigned long long)g[0] * 2 * 64 * 64 * 4,
 			      "sm80 split buffers M %u N %u: %llu/%llu, library %llu/%llu", dims[a],
 			      dims[b], ws, ctr, (unsigned long long)lws, (unsigned long long)lctr);
 		}
+	/* the slots are numbered in 32 bits: 2^32 - 2^17 of them (64 x 64
+	 * tiles, 2 slices) fit, 2^32 do not, in the header as in the library */
+	static const unsigned big[][3] = { { 1u << 22, (1u << 21) - 64, 0 },
+					   { 1u << 22, 1u << 21, 1 }, { 4000000000u, 4000000000u, 1 } };
+	for (size_t q = 0; q < 3; q++) {
+		unsigned long long ws = 7, ctr = 7;
+		uint64_t lws = 7, lctr = 7;
+		int hr = h80(split_buffers)(big[q][0], big[q][1], &ws, &ctr);
+		mmagen_status ls = mmagen_gemm_split_buffers(&i, big[q][0], big[q][1], 2, &lws, &lctr);
+		unsigned long long tiles = cdiv(big[q][0], 64) * cdiv(big[q][1], 64);
+		CHECK(big[q][2] ? hr == -1 && ws == 0 && ctr == 0 && ls == MMAGEN_INVALID_ARGUMENT
+				: hr == 0 && ws == tiles * 2 * 64 * 64 * 4 && ctr == tiles * 4 &&
+				  ls == MMAGEN_OK && lws == ws && lctr == ctr,
+		      "sm80 split buffers M %u N %u: header %d %llu/%llu, library %d", big[q][0],
+		      big[q][1], hr, ws, ctr, (int)ls);
+	}
 	CHECK(!strcmp(h80(params)[0].name, "a") && !strcmp(h80(params)[0].kind, "u64"),
 	      "sm80: a first");
 	struct gp gp[32];
