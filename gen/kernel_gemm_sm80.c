@@ -663,9 +663,9 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 }
 
 
-/* C's element at addr+off under p, then v += beta * it (gemm_epi.c; bf16
- * by a shift: this path also serves sm_80-89, which have no
- * cvt.f32.bf16) */
+/* c_value: C's element at addr+off under p (0 where p is false), as f32
+ * or s32; c_apply: v += beta * it (gemm_epi.c; bf16 by a shift: this
+ * path also serves sm_80-89, which have no cvt.f32.bf16) */
 static kreg c_value(const struct ep *e, struct kb *kb, kreg p, kreg addr, unsigned off)
 {
 	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };

@@ -511,11 +511,20 @@ static uint64_t param(struct cta *c, const struct ins *in, const char *name)
 	return 0;
 }
 
+/* A copy lands at its thread's wait: from then on its bytes count as
+ * written by that thread, at its warp's clock, so another warp's read of
+ * them needs a barrier after that wait (the K loop's, the epilogue's). */
 static void land(struct cta *c, const struct copy *k)
 {
+	unsigned w = k->t / 32;
 	for (unsigned b = 0; b < 16; b++) {
-		c->smem[k->dst + b] = b < k->size ? ((uint8_t *)(uintptr_t)k->src)[b] : 0;
-		c->inflight[k->dst + b]--;
+		unsigned x = k->dst + b;
+		c->smem[x] = b < k->size ? ((uint8_t *)(uintptr_t)k->src)[b] : 0;
+		c->inflight[x]--;
+		c->lw_warp[x] = (uint8_t)(w + 1);
+		c->lw_clock[x] = c->vc[w][w] + 1;
+		c->lw_lane[x] = (uint8_t)(k->t % 32);
+		c->lw_epoch[x] = c->wsync[w];
 	}
 }
 
@@ -627,9 +636,13 @@ static int exec_ldmatrix(struct cta *c, const struct ins *in, unsigned warp)
 			return cta_fail(c, in, "warp %u lane %u: row address %u (shared size %u)", warp,
 					l, addr[l], c->smem_size);
 		for (unsigned b = 0; b < 16; b++) {
-			if (c->inflight[addr[l] + b])
+			unsigned x = addr[l] + b, lw = c->lw_warp[x];
+			if (c->inflight[x])
 				return cta_fail(c, in, "warp %u lane %u reads shared byte %u while a cp.async into it has not landed (a race)",
-						warp, l, addr[l] + b);
+						warp, l, x);
+			if (lw && lw - 1 != warp && c->vc[warp][lw - 1] < c->lw_clock[x])
+				return cta_fail(c, in, "warp %u lane %u reads shared byte %u that warp %u's cp.async landed with no barrier after that warp's wait (a race)",
+						warp, l, x, lw - 1);
 			c->lastread[(size_t)(addr[l] + b) * MAXW + warp] = c->vc[warp][warp] + 1;
 		}
 	}
@@ -1267,7 +1280,10 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	unsigned wo = mmagen_type_bits(pr->out);
 	int a_mn = pr->layout == MMAGEN_GEMM_NN || pr->layout == MMAGEN_GEMM_NT;
 	int b_mn = pr->layout == MMAGEN_GEMM_NT || pr->layout == MMAGEN_GEMM_TT;
-	size_t mk = (size_t)pr->m * pr->k, nk = (size_t)pr->n * pr->k, mn = (size_t)pr->m * pr->n;
+	/* ldd = ldc = N rounded up to even (the rule: pairs of elements), so
+	 * an odd N leaves a pad column that must stay untouched */
+	size_t ldo = pr->n + (pr->n & 1);
+	size_t mk = (size_t)pr->m * pr->k, nk = (size_t)pr->n * pr->k, mn = (size_t)pr->m * ldo;
 	uint8_t *A = calloc(mk * wa / 8 + 1, 1), *B = calloc(nk * wb / 8 + 1, 1);
 	uint8_t *C = calloc(mn, wo / 8), *Dm = malloc(mn * wo / 8);
 	double *av = malloc(mk * sizeof *av), *bv = malloc(nk * sizeof *bv);
@@ -1337,7 +1353,7 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 	const char *names[15] = { "pa", "pb", "pd", "pc", "pm", "pn", "pk", "plda", "pldb",
 				  "pldd", "pldc", "palpha", "pbeta", "pworkspace", "pcounters" };
 	uint64_t vals[15] = { (uintptr_t)A, (uintptr_t)B, (uintptr_t)Dm, (uintptr_t)C, pr->m, pr->n,
-			      pr->k, a_mn ? pr->m : pr->k, b_mn ? pr->n : pr->k, pr->n, pr->n, fa, fb,
+			      pr->k, a_mn ? pr->m : pr->k, b_mn ? pr->n : pr->k, ldo, ldo, fa, fb,
 			      (uintptr_t)WS, (uintptr_t)CTR };
 	for (int i = 0; i < 15; i++) {
 		c.params[i].name = names[i];
@@ -1380,15 +1396,15 @@ static void run_problem(const struct problem *pr, const struct rg_data *rd, unsi
 		}
 		for (unsigned i = tm * info.tile_m; i < (tm + 1) * info.tile_m && i < pr->m; i++)
 			for (unsigned j = tn * info.tile_n; j < (tn + 1) * info.tile_n && j < pr->n; j++)
-				covered[(size_t)i * pr->n + j] = 1;
+				covered[(size_t)i * ldo + j] = 1;
 	}
 
 	/* D against the reference where a CTA ran, untouched elsewhere */
 	unsigned long wrong = 0, stray = 0, checked = 0;
 	int ialpha = is_int(pr->out);
 	for (size_t i = 0; ok && i < pr->m; i++)
-		for (size_t j = 0; j < pr->n; j++) {
-			size_t e = i * pr->n + j;
+		for (size_t j = 0; j < ldo; j++) {
+			size_t e = i * ldo + j;
 			uint64_t got = wo == 32 ? load_le(Dm + 4 * e, 4) : load_le(Dm + 2 * e, 2);
 			if (!covered[e]) {
 				uint64_t untouched = wo == 32 ? 0xFFFFFFFFu : 0xFFFFu;
@@ -1505,6 +1521,20 @@ int main(void)
 		  MMAGEN_GEMM_NT, 3, 64, 64, 1000, 1, 0, 0, 64, 64, 3 },
 		{ "f16 -> f16 5 stages 70x130x1000", MMAGEN_F16, MMAGEN_F16, 0, MMAGEN_F16,
 		  MMAGEN_GEMM_TN, 1, 70, 130, 1000, 1, -1, 0, 64, 64, 5 },
+		/* odd N (ldd = ldc = N + 1): the last column's single stores
+		 * and C loads, the pad column untouched */
+		{ "bf16 -> bf16 odd N 130x201x136", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_BF16,
+		  MMAGEN_GEMM_TN, 1, 130, 201, 136, 1.5f, 0.5f, 0, 0, 0, 0 },
+		{ "f16 (f16 acc) -> f16 odd N 70x67x96", MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_F16,
+		  MMAGEN_GEMM_TN, 1, 70, 67, 96, 1.5f, 0.5f, 0, 64, 64, 0 },
+		{ "s8 -> s32 odd N tile 128x128 70x129x64", MMAGEN_S8, MMAGEN_S8, 0, MMAGEN_S32,
+		  MMAGEN_GEMM_TN, 1, 70, 129, 64, 3, -2, 0, 128, 128, 0 },
+		{ "s8 x u8 -> f32 odd N split-K 3 70x65x640", MMAGEN_S8, MMAGEN_U8, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 3, 70, 65, 640, 1.5f, 0.5f, 0, 64, 64, 0 },
+		{ "bf16 -> f16 odd N beta 0 70x63x64", MMAGEN_BF16, MMAGEN_BF16, 0, MMAGEN_F16,
+		  MMAGEN_GEMM_TN, 1, 70, 63, 64, 1.5f, 0, 0, 64, 64, 0 },
+		{ "e4m3 -> f32 odd N 1x1x64", MMAGEN_E4M3, MMAGEN_E4M3, 0, MMAGEN_F32,
+		  MMAGEN_GEMM_TN, 1, 1, 1, 64, 1.5f, 0.5f, 0, 64, 64, 0 },
 	};
 	/* every problem with 64- and 128-byte stage rows */
 	for (unsigned rb = 64; rb <= 128; rb *= 2)
