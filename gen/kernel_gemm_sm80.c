@@ -663,21 +663,6 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 }
 
 
-/* c_value: C's element at addr+off under p (0 where p is false), as f32
- * or s32; c_apply: v += beta * it (gemm_epi.c; bf16 by a shift: this
- * path also serves sm_80-89, which have no cvt.f32.bf16) */
-static kreg c_value(const struct ep *e, struct kb *kb, kreg p, kreg addr, unsigned off)
-{
-	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
-	return gemm_c_value(kb, &c, p, addr, off);
-}
-
-static void c_apply(const struct ep *e, struct kb *kb, kreg x, kreg v)
-{
-	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
-	gemm_c_apply(kb, &c, x, v);
-}
-
 static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg addr,
 		       unsigned off, kreg v)
 {
@@ -754,6 +739,9 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 	kreg x = kb_regs(kb, c->g->acc == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	kreg pair = kb_regs(kb, K_F32, 2);
 	kreg no_c = kb_regs(kb, K_LABEL, 4), done = kb_regs(kb, K_LABEL, 4);
+	/* beta * C (gemm_epi.c; bf16 by a shift: this path also serves
+	 * sm_80-89, which have no cvt.f32.bf16) */
+	const struct gemm_c gc = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
 
 	ke(kb, "\t// D through shared memory: every warp is done with the stages\n"
 	       "\tbar.sync 0;\n");
@@ -802,8 +790,8 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 					  * (which may alias C) could not move above it */
 				for (unsigned r = 0; r < 16; r++) {
 					staged_preds(c, t, row, r, pc1, pc2, prow, p0, p1, ps);
-					cv[2 * r] = c_value(e, kb, p0, ac, 0);
-					cv[2 * r + 1] = c_value(e, kb, p1, ac, es);
+					cv[2 * r] = gemm_c_value(kb, &gc, p0, ac, 0);
+					cv[2 * r + 1] = gemm_c_value(kb, &gc, p1, ac, es);
 					if (r < 15)
 						ke(kb, "\tadd.u64 $r, $r, $r;\n", ac, ac, ldcb);
 				}
@@ -815,8 +803,8 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 				   sr, r * STAGED_PITCH);
 				staged_scale(c, e, x, v);
 				if (with_c) {
-					c_apply(e, kb, cv[2 * r], kr_at(v, 0));
-					c_apply(e, kb, cv[2 * r + 1], kr_at(v, 1));
+					gemm_c_apply(kb, &gc, cv[2 * r], kr_at(v, 0));
+					gemm_c_apply(kb, &gc, cv[2 * r + 1], kr_at(v, 1));
 				}
 				store_vals(kb, e, p1, ps, ad, 0, v);
 				if (r < 15)
