@@ -278,7 +278,7 @@ _mmagen()
 		--problem) COMPREPLY=();;
 		--sms) COMPREPLY=();;
 		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
-		--format) COMPREPLY=($(compgen -W "ptx json c " -- "$cur"));;
+		--format) COMPREPLY=($(compgen -W "ptx json c abi " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
 		esac;;

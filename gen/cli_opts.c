@@ -364,7 +364,7 @@ static const struct cli_value tile_fmt_vals[] = {
 	{ NULL, 0, 0 } };
 static const struct cli_value gemm_fmt_vals[] = {
 	{ "ptx", MMAGEN_FMT_PTX, 0 }, { "json", MMAGEN_FMT_JSON, 0 },
-	{ "c", MMAGEN_FMT_CUDA, 0 }, { NULL, 0, 0 } };
+	{ "c", MMAGEN_FMT_CUDA, 0 }, { "abi", MMAGEN_FMT_ABI, 0 }, { NULL, 0, 0 } };
 
 /* ---- the option table ----
  * Row macros: FLAG (no argument), STR (the argument as given), NAMED (one

@@ -2,6 +2,7 @@
  * its checks, the manifest; the generators are kernel_gemm_*.c. */
 #include "gemm.h"
 #include "abi.h"
+#include "gemm_abi.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -276,23 +277,6 @@ mmagen_status mmagen_gemm_info_of(const mmagen_gemm_request *r, mmagen_gemm_info
 	return MMAGEN_OK;
 }
 
-/* The split-K kernel's parameters after d_tma, and its buffers' rules
- * (mmagen_gemm_split_buffers, the grid). */
-static void emit_json_split(struct buf *b, const mmagen_gemm_info *i)
-{
-	emitf(b, ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"split-K partial tiles"
-		 " (f32/s32): tiles * S * $u bytes, tiles = (T - floor(T/G) * G) * $u, the tail past the"
-		 " whole waves, with T = ceil(ceil(M/$u)/$u) * ceil(N/$u) and G = grid / $u (any grid:"
-		 " tiles = T * $u)\"},\n"
-		 "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"tiles * 8 bytes (a u32 per"
-		 " consumer warpgroup of a tile), zero before the first launch; every launch leaves them zero\"},\n"
-		 "    {\"name\": \"splits\", \"kind\": \"u32\", \"what\": \"S, the K slices per tile of the"
-		 " tail (>= 1; the kernel takes min(S, ceil(K/$u))); $s\"}",
-	      128 * i->tile_n * 4, i->cluster[0], i->tile_m, i->cluster[0], i->tile_n, i->cluster[0],
-	      i->cluster[0], i->tile_k,
-	      i->split_k ? "asked for: split_k" : "auto: mmagen_gemm_split_for(info, M, N, K, multiprocessors)");
-}
-
 static void emit_json_split_keys(struct buf *b, const mmagen_gemm_info *i)
 {
 	if (i->split_k)
@@ -302,6 +286,11 @@ static void emit_json_split_keys(struct buf *b, const mmagen_gemm_info *i)
 	emitf(b, "  \"split_grid\": \"cluster * min(multiprocessors / cluster,"
 		 " ceil(ceil(M/$u) / cluster) * ceil(N/$u) * min(S, ceil(K/$u))) x 1 x 1 (in place of grid)\",\n",
 	      i->tile_m, i->tile_n, i->tile_k);
+	emitf(b, "  \"split_buffers\": \"workspace tiles * S * $u bytes, counters tiles * 8 bytes;"
+		 " tiles = (T - floor(T/G) * G) * $u, the tail past the whole waves, with"
+		 " T = ceil(ceil(M/$u)/$u) * ceil(N/$u) and G = grid / $u\",\n",
+	      GEMM_SPLIT_WG_BYTES(i->tile_n) * 2, i->cluster[0], i->tile_m, i->cluster[0], i->tile_n,
+	      i->cluster[0]);
 }
 
 static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i)
@@ -322,26 +311,7 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	if (i->schedule)
 		emitf(b, "  \"schedule\": \"$s\",\n",
 		      i->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? "pingpong" : "cooperative");
-	emitf(b, "  \"params\": [\n"
-		 "    {\"name\": \"tensor_a\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
-		 "    {\"name\": \"tensor_b\", \"kind\": \"tensor_map\", \"dims\": [$s], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u},\n"
-		 "    {\"name\": \"tensor_d\", \"kind\": \"tensor_map\", \"dims\": [\"N\", \"M\"], \"box\": [$u, $u], \"swizzle\": $u, \"elem_bytes\": $u,"
-		 " \"what\": \"D, used when d_tma != 0 (box [0, 0]: this kernel never uses it)\"},\n"
-		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
-		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
-		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"},\n"
-		 "    {\"name\": \"d_tma\", \"kind\": \"u32\", \"what\": \"1: store D through tensor_d; 0: through d and ldd\"}$s",
-	      g->a_mn ? "\"M\", \"K\"" : "\"K\", \"M\"", i->box_a[0], i->box_a[1], i->swizzle,
-	      i->elem_bytes_a, g->b_mn ? "\"N\", \"K\"" : "\"K\", \"N\"", i->box_b[0], i->box_b[1],
-	      i->swizzle, i->elem_bytes_b,
-	      i->box_d[0], i->box_d[1], i->swizzle, i->elem_bytes_d,
-	      g->req.out == MMAGEN_E4M3 || g->req.out == MMAGEN_E5M2 ?
-	      ",\n    {\"name\": \"d_scale\", \"kind\": \"f32\", \"what\": \"D = satfinite(d_scale * (alpha * A * B + beta * C)) in D's FP8 type\"}" : "");
-	if (g->split_kernel)
-		emit_json_split(b, i);
-	emitf(b, "\n  ],\n");
+	gemm_json_params(b, g, i);
 	if (g->split_kernel)
 		emit_json_split_keys(b, i);
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, $s a multiple of 16\","
@@ -369,20 +339,7 @@ static void emit_json_sm80(struct buf *b, const struct gemm_plan *g, const mmage
 		 "  \"split_k\": $u,\n",
 	      i->block[0], i->block[1], i->block[2], i->tile_m, i->tile_n, i->split_k, i->smem,
 	      i->tile_m, i->tile_n, i->tile_k, i->stages, i->split_k);
-	emitf(b, "  \"params\": [\n"
-		 "    {\"name\": \"a\", \"kind\": \"u64\", \"what\": \"A, $s, leading dimension lda\"},\n"
-		 "    {\"name\": \"b\", \"kind\": \"u64\", \"what\": \"B, $s, leading dimension ldb\"},\n"
-		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
-		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
-		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"lda\", \"kind\": \"u32\"}, {\"name\": \"ldb\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}$s\n  ],\n",
-	      g->a_mn ? "column-major M x K (M-major)" : "row-major M x K (K-major)",
-	      g->b_mn ? "row-major K x N (N-major)" : "column-major K x N (K-major)",
-	      g->split_ws ? ",\n    {\"name\": \"workspace\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) * split_k * tile_m * tile_n * 4 bytes, a slot per tile and K slice, any contents (each slice writes its slot whole)\"},\n"
-			    "    {\"name\": \"counters\", \"kind\": \"u64\", \"what\": \"ceil(M/tile_m) * ceil(N/tile_n) u32, zero before the first launch; every launch leaves them zero\"}"
-			  : "");
+	gemm_json_params(b, g, i);
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned; the contiguous dimension"
 		 " ($s of A, $s of B) and lda, ldb multiples of $u elements (16 bytes)\","
 		 " \"D, C: base aligned to 2 elements, ldd and ldc even\"$s]\n}\n",
@@ -430,54 +387,6 @@ static void header_id(const struct gemm_plan *g, const mmagen_gemm_info *i, char
 		snprintf(id + len, n - (size_t)len, "_p%u", g->promote_every * g->bk);
 }
 
-/* The .entry's parameters from the PTX: tensor maps (".align 64 .b8
- * name[128]") by their names, scalars by the template's "p<name>" without
- * the p.  *count of them, at most max. */
-struct hparam {
-	char name[32];
-	const char *kind;
-	unsigned bytes;
-};
-
-static mmagen_status entry_params(const char *ptx, struct hparam *p, unsigned max, unsigned *count)
-{
-	static const struct { const char *ptx, *kind; unsigned bytes; } kinds[] = {
-		{ ".u64", "u64", 8 }, { ".u32", "u32", 4 }, { ".s32", "s32", 4 }, { ".f32", "f32", 4 },
-	};
-	const char *s = strstr(ptx, ".entry " GEMM_KERNEL_NAME "(");
-	const char *end = s ? strchr(s, ')') : NULL;
-	*count = 0;
-	if (!s || !end)
-		return mmagen_set_error(MMAGEN_INTERNAL, "internal: no .entry %s( in the GEMM's PTX",
-					GEMM_KERNEL_NAME);
-	for (const char *q = strstr(s, ".param "); q && q < end; q = strstr(q + 1, ".param ")) {
-		struct hparam h = { .kind = NULL };
-		char name[32];
-		unsigned arr = 0;
-		if (*count == max)
-			return mmagen_set_error(MMAGEN_INTERNAL, "internal: more than %u GEMM parameters", max);
-		if (sscanf(q, ".param .align 64 .b8 %31[a-z_0-9][%u]", name, &arr) == 2 && arr == 128) {
-			h.kind = "tensor_map";
-			h.bytes = 128;
-			snprintf(h.name, sizeof h.name, "%s", name);
-		} else {
-			for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-				size_t l = strlen(kinds[k].ptx);
-				if (!strncmp(q + 7, kinds[k].ptx, l) && q[7 + l] == ' ' &&
-				    sscanf(q + 8 + l, "p%31[a-z_0-9]", name) == 1) {
-					h.kind = kinds[k].kind;
-					h.bytes = kinds[k].bytes;
-					snprintf(h.name, sizeof h.name, "%s", name);
-				}
-			}
-		}
-		if (!h.kind)
-			return mmagen_set_error(MMAGEN_INTERNAL, "internal: GEMM parameter %.40s not understood", q);
-		p[(*count)++] = h;
-	}
-	return MMAGEN_OK;
-}
-
 static void upper(char *dst, const char *src, size_t n)
 {
 	size_t j = 0;
@@ -518,8 +427,12 @@ static const char *const rules_sm90[] = {
 };
 
 static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_info *i,
-			  const char *ptx, const struct hparam *par, unsigned npar)
+			  const char *ptx, const char *abi)
 {
+	static const char *const kinds[] = { "tensor_map", "u64", "u32", "f32" };
+	static const unsigned bytes[] = { 128, 8, 4, 4 };
+	const struct gemm_param *par[GEMM_PARAMS_MAX];
+	unsigned npar = gemm_params(g, par);
 	char id[160], up[160], op[256];
 	int sync = i->path == MMAGEN_GEMM_PATH_MMA_SYNC;
 	header_id(g, i, id, sizeof id);
@@ -649,7 +562,8 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 		 "static const struct $s_param { const char *name, *kind; unsigned bytes; } $s_params[$u] = {\n",
 	      up, npar, id, id, npar);
 	for (unsigned k = 0; k < npar; k++)
-		emitf(b, "\t{ \"$s\", \"$s\", $u },\n", par[k].name, par[k].kind, par[k].bytes);
+		emitf(b, "\t{ \"$s\", \"$s\", $u },\n", par[k]->name, kinds[par[k]->kind],
+		      bytes[par[k]->kind]);
 	emitf(b, "};\n\n/* What the caller must hold to (checked by `mmagen run gemm`, not by the kernel). */\n"
 		 "static const char *const $s_rules[] = {\n", id);
 	if (sync) {
@@ -663,7 +577,13 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 		for (size_t k = 0; k < sizeof rules_sm90 / sizeof rules_sm90[0]; k++)
 			emitf(b, "\t\"$s\",\n", rules_sm90[k]);
 	}
-	emitf(b, "};\n\n/* The kernel (PTX, NUL-terminated). */\n"
+	emitf(b, "};\n\n/* The kernel's ABI text, what libmmart's launcher takes with _ptx:\n"
+		 " *   mmart_gemm_kernel_load(ctx, $s_ptx, $s_abi, &kernel);\n"
+		 " *   mmart_gemm_kernel_launch(kernel, &args, stream);\n"
+		 " * (mmart.h; the format: mmagen's docs/gemm-abi.md). */\n"
+		 "static const char $s_abi[] =\n", id, id, id);
+	c_string(b, abi);
+	emitf(b, ";\n\n/* The kernel (PTX, NUL-terminated). */\n"
 		 "#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC diagnostic push\n"
 		 "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n#endif\n"
 		 "static const char $s_ptx[] =\n", id);
@@ -684,12 +604,15 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "mmagen_gemm_emit: NULL argument");
 	if ((s = check(r, &g)))
 		return s;
-	if (fmt != MMAGEN_FMT_PTX && fmt != MMAGEN_FMT_JSON && fmt != MMAGEN_FMT_CUDA)
+	if (fmt != MMAGEN_FMT_PTX && fmt != MMAGEN_FMT_JSON && fmt != MMAGEN_FMT_CUDA &&
+	    fmt != MMAGEN_FMT_ABI)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
-			"a GEMM is written as ptx (the kernel), json (its manifest) or c (a header with both)");
+			"a GEMM is written as ptx (the kernel), json (its manifest), abi (its launch ABI) or c (a header with the kernel and its ABI)");
 	fill_info(&g, &info);
 	buf_init(&b);
-	if (fmt == MMAGEN_FMT_JSON && is_sm120(&g.req))
+	if (fmt == MMAGEN_FMT_ABI)
+		gemm_abi_text(&b, &g, &info);
+	else if (fmt == MMAGEN_FMT_JSON && is_sm120(&g.req))
 		gemm_json_sm120(&b, &g, &info);
 	else if (fmt == MMAGEN_FMT_JSON && g.path == MMAGEN_GEMM_PATH_MMA_SYNC)
 		emit_json_sm80(&b, &g, &info);
@@ -702,18 +625,19 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
 		return s;
 	}
 	if (fmt == MMAGEN_FMT_CUDA) {
-		char *ptx;
-		struct hparam par[24];
-		unsigned npar;
+		char *ptx, *abi;
 		if ((s = buf_finish(&b, &ptx, NULL)))
 			return s;
-		if ((s = entry_params(ptx, par, 24, &npar))) {
+		buf_init(&b);
+		gemm_abi_text(&b, &g, &info);
+		if ((s = buf_finish(&b, &abi, NULL))) {
 			mmagen_free(ptx);
 			return s;
 		}
 		buf_init(&b);
-		emit_c_header(&b, &g, &info, ptx, par, npar);
+		emit_c_header(&b, &g, &info, ptx, abi);
 		mmagen_free(ptx);
+		mmagen_free(abi);
 	}
 	return buf_finish(&b, out, len);
 }

@@ -23,6 +23,7 @@
  * at gemm120_tables in gemm.h), so that tests/unit/test_gemm_sm120.c
  * replays the kernel's own placements on the CPU. */
 #include "gemm.h"
+#include "gemm_abi.h"
 
 #include <assert.h>
 #include <string.h>
@@ -642,6 +643,7 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g, unsigned stage)
 	kb_set(kb, "d_type", "$t", g->req.out);
 	kb_set(kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
 	kb_set(kb, "scales", "$s", g->spb ? "scales per K block" : "no scales (kind::f8f6f4)");
+	gemm_entry_params(kb, g);
 	kb_set(kb, "bm", "$u", g->bm);
 	kb_set(kb, "bn", "$u", g->bn);
 	kb_set(kb, "bk", "$u", g->bk);
@@ -755,22 +757,8 @@ void gemm_json_sm120(struct buf *b, const struct gemm_plan *g, const mmagen_gemm
 		 "  \"dynamic_shared_bytes\": $u,\n  \"tile\": [$u, $u, $u],\n  \"stages\": $u,\n",
 	      i->block[0], i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k,
 	      i->stages);
-	emitf(b, "  \"params\": [\n"
-		 "    {\"name\": \"a\", \"kind\": \"u64\", \"what\": \"A, M rows of K (K-major), $s, leading dimension lda elements\"},\n"
-		 "    {\"name\": \"b\", \"kind\": \"u64\", \"what\": \"B, N rows of K (K-major), the same format, leading dimension ldb\"},\n"
-		 "    {\"name\": \"sa\", \"kind\": \"u64\", \"what\": \"$s\"},\n"
-		 "    {\"name\": \"sb\", \"kind\": \"u64\", \"what\": \"$s\"},\n"
-		 "    {\"name\": \"d\", \"kind\": \"u64\", \"what\": \"D, row-major M x N, leading dimension ldd\"},\n"
-		 "    {\"name\": \"c\", \"kind\": \"u64\", \"what\": \"C, row-major M x N, leading dimension ldc; read only when beta != 0\"},\n"
-		 "    {\"name\": \"m\", \"kind\": \"u32\"}, {\"name\": \"n\", \"kind\": \"u32\"}, {\"name\": \"k\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"lda\", \"kind\": \"u32\"}, {\"name\": \"ldb\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"ldsa\", \"kind\": \"u32\"}, {\"name\": \"ldsb\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"ldd\", \"kind\": \"u32\"}, {\"name\": \"ldc\", \"kind\": \"u32\"},\n"
-		 "    {\"name\": \"alpha\", \"kind\": \"f32\"}, {\"name\": \"beta\", \"kind\": \"f32\"}\n  ],\n",
-	      elems,
-	      g->spb ? "SA, M rows of ldsa bytes: one scale per scale_block elements of K, in K order (as mmagen quantize writes them)"
-		     : "unused (kind::f8f6f4 has no scales): pass 0",
-	      g->spb ? "SB, N rows of ldsb bytes, as SA" : "unused: pass 0");
+	emitf(b, "  \"elements\": \"$s\",\n", elems);
+	gemm_json_params(b, g, i);
 	emitf(b, "  \"rules\": [\"K >= 1$s\", \"A, B: base 16-byte aligned, lda and ldb multiples of $u elements (16 bytes)\"",
 	      g->bits == 4 ? "\", \"K even (a row ends on a byte)" : "", 128 / g->bits);
 	if (g->spb)

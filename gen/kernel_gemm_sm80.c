@@ -10,6 +10,7 @@
  * ldmatrix.b16 pattern loads all of them.  The C side writes the copies,
  * the fragment loads, the mma sequence and the epilogue. */
 #include "gemm.h"
+#include "gemm_abi.h"
 
 #include <assert.h>
 #include <string.h>
@@ -950,7 +951,6 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g)
 	kb_set(kb, "threads", "$u", g->threads);
 	kb_set(kb, "warps", "$u", g->threads / 32);
 	kb_set(kb, "a_major", "$s", g->a_mn ? "M-major" : "K-major");
-	kb_flag(kb, "split_ws", g->split_ws);
 	kb_set(kb, "b_major", "$s", g->b_mn ? "N-major" : "K-major");
 }
 
@@ -970,6 +970,7 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out)
 	kb_set(&kb, "d_type", "$t", g->req.out);
 	kb_set(&kb, "mma_shape", "$s", mmagen_form_opcode(g->form, op, sizeof op));
 	set_sizes(&kb, g);
+	gemm_entry_params(&kb, g);
 	kb_at(&kb, "header");
 	/* cp.async and ldmatrix need PTX 7.0, cp.async's ignore-src 7.5; the
 	 * instruction may need more */

@@ -6,6 +6,7 @@
  * writes what the template cannot: the wgmma sequence of one K block and
  * the epilogue, which names each of the accumulator registers. */
 #include "gemm.h"
+#include "gemm_abi.h"
 
 #include <assert.h>
 #include <string.h>
@@ -910,7 +911,7 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_tile_origin(&kb, g, "tile_origin_p");
 	emit_tile_origin(&kb, g, "tile_origin_c");
 	emit_mn_loads(&kb, g);
-	kb_set(&kb, "more_params", "$s", is_fp8(g->req.out) ? ",\n\t.param .f32 pd_scale" : "");
+	gemm_entry_params(&kb, g);
 	kb_set(&kb, "d_scale_note", "$s", is_fp8(g->req.out) ?
 	       "//   then D = satfinite(d_scale * D): d_scale is the kernel's last parameter\n" : "");
 	kb_at(&kb, "header");

@@ -547,7 +547,9 @@ typedef enum mmagen_format {
 	MMAGEN_FMT_PTX,      /* a standalone module with one entry */
 	MMAGEN_FMT_CUDA,     /* a CUDA C header with an inline-asm wrapper */
 	MMAGEN_FMT_TEXT,     /* the instruction line alone */
-	MMAGEN_FMT_JSON      /* a tile kernel's manifest */
+	MMAGEN_FMT_JSON,     /* a tile kernel's manifest */
+	MMAGEN_FMT_ABI       /* a GEMM kernel's ABI text, for libmmart's
+			      * launcher (docs/gemm-abi.md) */
 } mmagen_format;
 
 /* Text for one instruction form on target t; *out is freed with

@@ -94,6 +94,49 @@ static const char *const mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8
 	"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16",
 };
 
+/* The kernel's ABI text, what libmmart's launcher takes with _ptx:
+ *   mmart_gemm_kernel_load(ctx, mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_ptx, mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_abi, &kernel);
+ *   mmart_gemm_kernel_launch(kernel, &args, stream);
+ * (mmart.h; the format: mmagen's docs/gemm-abi.md). */
+static const char mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_abi[] =
+	"mmagen gemm abi 1\n"
+	"kernel mmagen_gemm\n"
+	"target sm_90a\n"
+	"path wgmma\n"
+	"a bf16 16 k\n"
+	"b bf16 16 k\n"
+	"out bf16 16\n"
+	"block 384 1 1\n"
+	"cluster 2 1 1\n"
+	"smem 180320\n"
+	"tile 128 64 64\n"
+	"grid persistent\n"
+	"split none\n"
+	"swizzle 128\n"
+	"tmap a 64 128\n"
+	"tmap b 64 32\n"
+	"tmap d 64 64\n"
+	"rule ab_align 16\n"
+	"rule ab_pitch 16\n"
+	"rule k_multiple 1\n"
+	"rule mn_multiple 1\n"
+	"rule cd_align 4\n"
+	"rule cd_ld 2\n"
+	"param tensor_a tmap\n"
+	"param tensor_b tmap\n"
+	"param tensor_d tmap\n"
+	"param d u64\n"
+	"param c u64\n"
+	"param m u32\n"
+	"param n u32\n"
+	"param k u32\n"
+	"param ldd u32\n"
+	"param ldc u32\n"
+	"param alpha f32\n"
+	"param beta f32\n"
+	"param d_tma u32\n"
+	"end\n";
+
 /* The kernel (PTX, NUL-terminated). */
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic push
