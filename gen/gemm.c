@@ -589,7 +589,10 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 		 "static const char $s_ptx[] =\n", id);
 	c_string(b, ptx);
 	emitf(b, ";\n#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC diagnostic pop\n#endif\n\n"
-		 "#endif /* $s_H */\n", up);
+		 "/* Short names for a program that ships one GEMM (the first header\n"
+		 " * included defines them; with several, use the names above). */\n"
+		 "#ifndef MMAGEN_GEMM_PTX\n#define MMAGEN_GEMM_PTX $s_ptx\n#define MMAGEN_GEMM_ABI $s_abi\n#endif\n\n"
+		 "#endif /* $s_H */\n", id, id, up);
 }
 
 mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,

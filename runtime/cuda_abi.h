@@ -128,6 +128,25 @@ typedef struct CUlaunchConfig_st {
 	unsigned int numAttrs;
 } CUlaunchConfig;
 
+/* cuMemcpy2DAsync's description of a pitched copy (device to device
+ * here: the GEMM launcher's staging, gemm.c). */
+typedef struct CUarray_st *CUarray;
+typedef struct CUDA_MEMCPY2D_st {
+	size_t srcXInBytes, srcY;
+	unsigned int srcMemoryType;     /* CUmemorytype */
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	unsigned int dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
 /* 128 opaque bytes, 64-byte aligned: the kernel parameter itself.  (cuda.h
  * 13 aligns it to 128; cuTensorMapEncodeTiled documents 64.) */
 typedef struct CUtensorMap_st {

@@ -101,7 +101,17 @@
 	X(CUlaunchConfig, attrs, 40)                                       \
 	X(CUlaunchConfig, numAttrs, 48)                                    \
 	S(CUlaunchConfig, 56)                                              \
-	S(CUtensorMap, 128)
+	S(CUtensorMap, 128)                                                \
+	X(CUDA_MEMCPY2D, srcY, 8)                                          \
+	X(CUDA_MEMCPY2D, srcMemoryType, 16)                                \
+	X(CUDA_MEMCPY2D, srcDevice, 32)                                    \
+	X(CUDA_MEMCPY2D, srcPitch, 48)                                     \
+	X(CUDA_MEMCPY2D, dstMemoryType, 72)                                \
+	X(CUDA_MEMCPY2D, dstDevice, 88)                                    \
+	X(CUDA_MEMCPY2D, dstPitch, 104)                                    \
+	X(CUDA_MEMCPY2D, WidthInBytes, 112)                                \
+	X(CUDA_MEMCPY2D, Height, 120)                                      \
+	S(CUDA_MEMCPY2D, 128)
 
 /* Flags and query results used as plain numbers. */
 #define MMART_CU_MISC_LIST(X)                                              \
@@ -109,6 +119,7 @@
 	X(CU_GET_PROC_ADDRESS_SUCCESS, 0)                                  \
 	X(CU_EVENT_DEFAULT, 0)                                             \
 	X(CU_STREAM_NON_BLOCKING, 1)                                       \
-	X(CU_TENSOR_MAP_NUM_QWORDS, 16)
+	X(CU_TENSOR_MAP_NUM_QWORDS, 16)                                    \
+	X(CU_MEMORYTYPE_DEVICE, 2)
 
 #endif

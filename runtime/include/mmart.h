@@ -391,6 +391,117 @@ mmart_status mmart_tensor_map_encode(mmart_ctx *ctx, const char *name,
 				     const mmart_tensor_desc *desc,
 				     mmart_tensor_map *out);
 
+/* ---- GEMM kernels: launch from the ABI the generator wrote ----
+ * A GEMM kernel of mmagen comes as PTX and an ABI text (`mmagen gemm
+ * --format abi`, mmagen_gemm_emit(..., MMAGEN_FMT_ABI, ...), or both
+ * embedded in the header of `mmagen gemm --format c`).  The launcher reads
+ * the ABI (parameters in order, grid rule, tensor maps, workspace, the
+ * rules a launch must meet) so that a program never restates it.
+ *
+ * The problem is cuBLAS's, row-major: D (M x N) = alpha * A (M x K) *
+ * B (K x N) + beta * C (M x N), D and C row-major with leading dimensions
+ * ldd, ldc; A K-major (row-major M x K, lda >= K) or, for kernels of
+ * layout nn/nt, M-major (lda >= M); B K-major (N rows of K, ldb >= K) or,
+ * for nt/tt, N-major (ldb >= N).  Any M, N, K >= 1 (below 2^31) and any
+ * leading dimension >= the row: an operand the kernel cannot read as it
+ * is (a base or row pitch not 16-byte aligned for A or B, K not a
+ * multiple the kernel needs, C or D not aligned to pairs) is copied to an
+ * aligned buffer of the kernel's (cuMemcpy2DAsync, on the same stream)
+ * and D copied back; the cost shows in benchmarks, not in results.
+ *
+ * Tensor maps are encoded once per (operand, address, shape, leading
+ * dimension) and kept (the last 64); the split-K workspace and counters
+ * and the staging buffers belong to the kernel and grow as needed, so
+ * launches of one kernel must not overlap (use one kernel per stream, or
+ * order the streams).  Kernels use the context's primary context, so a
+ * program that also runs PyTorch or the CUDA runtime shares it. */
+typedef struct mmart_gemm_kernel mmart_gemm_kernel;
+
+typedef struct mmart_gemm_args {
+	size_t size;              /* sizeof(mmart_gemm_args): set by _init */
+	uint32_t m, n, k;
+	uint64_t a, b, c, d;      /* device addresses; c read only when
+				   * beta != 0 (then 0 is refused) */
+	uint64_t lda, ldb, ldc, ldd;   /* elements; 0: the dense value */
+	float alpha, beta;        /* 1 and 0 after _init */
+	float d_scale;            /* FP8 D: D = satfinite(d_scale * ...); 1
+				   * after _init */
+	uint32_t splits;          /* split-K kernels whose S is chosen at run
+				   * time (`--split-k auto`): S; 0: 1 */
+	uint64_t sa, sb;          /* sm_120a block scales (0 without) */
+	uint64_t ldsa, ldsb;      /* their row pitches in bytes */
+} mmart_gemm_args;
+
+MMART_API
+void mmart_gemm_args_init_size(mmart_gemm_args *a, size_t size);
+#define mmart_gemm_args_init(a) mmart_gemm_args_init_size((a), sizeof *(a))
+
+/* Compiles (or fetches from the caches) ptx, loads it into ctx and reads
+ * its ABI text; MMART_INVALID_ARGUMENT names a line of abi this library
+ * does not know. */
+MMART_API
+mmart_status mmart_gemm_kernel_load(mmart_ctx *ctx, const char *ptx,
+				    const char *abi, mmart_gemm_kernel **out);
+/* Checks args against the kernel's rules (one line naming the rule and
+ * the nearest legal value) and launches it on `stream`, a CUstream (NULL:
+ * the legacy default stream; mmart_stream_handle() gives an mmart
+ * stream's).  Asynchronous like any launch; staging copies go on the same
+ * stream. */
+MMART_API
+mmart_status mmart_gemm_kernel_launch(mmart_gemm_kernel *k,
+				      const mmart_gemm_args *args,
+				      void *stream);
+/* Waits for the kernel's launches to finish (its buffers) and frees it;
+ * NULL is ignored.  Its module stays loaded with the context. */
+MMART_API
+void mmart_gemm_kernel_free(mmart_gemm_kernel *k);
+/* The CUfunction, grid and block of the launch args would make (no
+ * launch), for tools that time or profile the kernel themselves; grid
+ * and block may be NULL. */
+MMART_API
+mmart_status mmart_gemm_kernel_grid(mmart_gemm_kernel *k,
+				    const mmart_gemm_args *args,
+				    unsigned grid[3], unsigned block[3]);
+
+/* ---- GEMM by request: generate per shape, load once, launch ----
+ * A handle keeps one kernel per (M, N, K), made on first use by a
+ * generator the caller passes (mmagen_jit.h's mmagen_jit_generate turns
+ * an mmagen_gemm_request into one: choose tiles and split-K for the
+ * shape, emit the PTX and its ABI, load); later launches of that shape
+ * cost one lookup and the launch.  Thread-safe: the kernel is made once
+ * even when threads race for it. */
+typedef struct mmart_gemm mmart_gemm;
+
+typedef struct mmart_gemm_shape {
+	uint32_t m, n, k;
+	int sms;                  /* the device's multiprocessors */
+} mmart_gemm_shape;
+
+/* Makes the kernel for `shape` in ctx into *out (mmart_gemm_kernel_load);
+ * on failure returns a status and may write one line into err[0..errn). */
+typedef mmart_status (*mmart_gemm_generate_fn)(void *user, mmart_ctx *ctx,
+					       const mmart_gemm_shape *shape,
+					       mmart_gemm_kernel **out,
+					       char *err, size_t errn);
+
+/* `user` is passed to generate and must outlive the handle. */
+MMART_API
+mmart_status mmart_gemm_create(mmart_ctx *ctx, mmart_gemm_generate_fn generate,
+			       void *user, mmart_gemm **out);
+/* The kernel for args' M, N, K (made on first use), then
+ * mmart_gemm_kernel_launch. */
+MMART_API
+mmart_status mmart_gemm_launch(mmart_gemm *g, const mmart_gemm_args *args,
+			       void *stream);
+/* The handle's kernel for M x N x K (made on first use): to time it, or
+ * to launch it with mmart_gemm_kernel_launch. */
+MMART_API
+mmart_status mmart_gemm_kernel_for(mmart_gemm *g, uint32_t m, uint32_t n,
+				   uint32_t k, mmart_gemm_kernel **kernel);
+/* Frees the handle and its kernels; NULL is ignored. */
+MMART_API
+void mmart_gemm_destroy(mmart_gemm *g);
+
 #ifdef __cplusplus
 }
 #endif
