@@ -5,7 +5,7 @@
  * The C side decides the tile and the instruction from the table, and
  * writes what the template cannot: the wgmma sequence of one K block and
  * the epilogue, which names each of the accumulator registers. */
-#include "gemm.h"
+#include "gemm_plan.h"
 
 #include <assert.h>
 #include <string.h>

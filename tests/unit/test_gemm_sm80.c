@@ -12,7 +12,7 @@
  * emits (lane offset with the XOR folded in once, plus an immediate row
  * offset), which must agree.  The same accesses without the swizzle must
  * conflict, so the test can fail. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "check.h"
 
 #include <string.h>
