@@ -24,11 +24,6 @@ const char *mmagen_last_error(void)
 	return last_error;
 }
 
-void mmagen_clear_error(void)
-{
-	last_error[0] = '\0';
-}
-
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 {
 	va_list ap;

@@ -18,7 +18,6 @@
  * can write `return mmagen_set_error(MMAGEN_UNKNOWN_NAME, "...", ...);`. */
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	MMAGEN_PRINTF(2, 3);
-void mmagen_clear_error(void);
 
 /* The first legality rule (rules.def) that request r breaks: its message
  * (may contain one %s for the target) and name, or NULL. */

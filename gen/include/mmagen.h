@@ -224,7 +224,7 @@ const char *mmagen_family_legal(char *buf, size_t n);
 MMAGEN_API
 const char *mmagen_form_family_label(const mmagen_form *f);
 
-/* ---- qualifiers: one table (gen/qual.c) ----
+/* ---- qualifiers: one table (gen/table/qual.c) ----
  * Each qualifier field of mmagen_form (MMAGEN_Q_LAYOUT: alayout and
  * blayout) with the names the command line uses for its values. */
 typedef enum mmagen_qual_field {
@@ -327,7 +327,7 @@ MMAGEN_API
 const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_t n);
 
 
-/* ---- fragment layouts (mma.sync and mma.sp; gen/layout.c) ----
+/* ---- fragment layouts (mma.sync and mma.sp; gen/emit/layout.c) ----
  * Where each element of A, B and C/D lives in a warp's registers.  A is
  * MxK (for mma.sp: the compressed Mx(K/2) values), B is KxN, C and D are
  * MxN.  Element e of register r of lane l occupies bits
@@ -368,7 +368,7 @@ mmagen_status mmagen_meta_pos(const mmagen_form *f, unsigned sel, unsigned row,
 			      unsigned ccol, unsigned *lane, unsigned *bit,
 			      unsigned *bits);
 
-/* ---- 2:4 structured sparsity (gen/sparse.c) ----
+/* ---- 2:4 structured sparsity (gen/emit/sparse.c) ----
  * A is MxK row-major element patterns (one per uint64_t).  Groups run
  * along K: 2 of 4 for 16- and 8-bit types, 1 of 2 for tf32, and for s4/u4
  * and packed e2m1 2 pairs of 4 pairs (4:8, pairs kept together).  prune
@@ -387,7 +387,7 @@ mmagen_status mmagen_sparse_compress(const mmagen_form *f, unsigned m,
 				     unsigned k, const uint64_t *a,
 				     uint64_t *values, uint8_t *idx);
 
-/* ---- the exact CPU reference (gen/ref.c) ----
+/* ---- the exact CPU reference (gen/kernels/ref.c) ----
  * D = A*B + C for form f on an MxNxK problem (the form's own shape or a
  * multiple of it).  Inputs are element bit patterns, row-major, one per
  * uint64_t; A is the dense logical MxK (sparse forms: zeros where pruned).
@@ -414,7 +414,7 @@ MMAGEN_API
 int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
 		      double mag, uint64_t got);
 
-/* ---- block-scaled formats (gen/formats.c) ----
+/* ---- block-scaled formats (gen/table/formats.c) ----
  * MX (OCP Microscaling v1.0) and NVFP4 tensors: a 1-D stream of values cut
  * into consecutive blocks of `block` elements (for a matrix: rows along K
  * whose length is a multiple of the block); each block shares one scale.
@@ -505,7 +505,7 @@ mmagen_status mmagen_scale_pos(const mmagen_form *f, int operand,
 			       unsigned byte_id, unsigned thread_id, unsigned row,
 			       unsigned col, unsigned *lane, unsigned *byte);
 
-/* ---- tcgen05 (gen/tcgen05.c) ----
+/* ---- tcgen05 (gen/emit/tcgen05.c) ----
  * The instruction descriptor of tcgen05.mma, from the PTX ISA 9.1 tables
  * ("Instruction descriptor" Tables 42-44), under the descriptor convention
  * below (see "shared-memory descriptors").  ptxas never looks inside it,
@@ -569,7 +569,7 @@ mmagen_status mmagen_emit_cuda(const mmagen_form *const *fs, size_t n, int t,
 MMAGEN_API
 mmagen_status mmagen_doc_signatures(char **out, size_t *len);
 
-/* ---- wgmma shared-memory layouts (gen/smem.c) ----
+/* ---- wgmma shared-memory layouts (gen/emit/smem.c) ----
  * Canonical K-major layouts of an operand tile of `rows` rows (M for A, N
  * for B) and `kbytes` bytes of K per row, for each swizzle mode (0 = none,
  * 32, 64, 128 bytes); the descriptors that read them follow. */
@@ -604,7 +604,7 @@ unsigned mmagen_smem_offset(const mmagen_smem_layout *l, unsigned row,
 MMAGEN_API
 void mmagen_smem_locate(const mmagen_smem_layout *l, unsigned offset,
 			unsigned *row, unsigned *kbyte);
-/* ---- shared-memory descriptors (sm_90: gen/smem.c; sm_100: gen/tcgen05.c)
+/* ---- shared-memory descriptors (sm_90: gen/emit/smem.c; sm_100: gen/emit/tcgen05.c)
  * One convention for every descriptor word (these two and the tcgen05
  * instruction descriptor above): a struct of named values; an _encode()
  * that checks every field and returns MMAGEN_INVALID_ARGUMENT with one line
@@ -724,7 +724,7 @@ mmagen_status mmagen_emit_tile(const mmagen_form *f, int t,
 			       const mmagen_tile_opts *o, mmagen_format fmt,
 			       char **out, size_t *len);
 
-/* ---- issue-peak kernels (gen/kernel_peak.c) ----
+/* ---- issue-peak kernels (gen/kernels/kernel_peak.c) ----
  * The kernel `mmagen bench instr` times: entry mmagen_peak(.u32 iters,
  * .u64 out), for a CTA of MMAGEN_PEAK_WARPS warps.  Every warp runs
  * `iters` passes of MMAGEN_PEAK_COPIES instructions of the form on
@@ -753,7 +753,7 @@ mmagen_status mmagen_peak_ops(const mmagen_form *f, double *ops);
 MMAGEN_API
 mmagen_status mmagen_emit_peak(const mmagen_form *f, int t, char **out, size_t *len);
 
-/* ---- GEMM kernels (gen/gemm.c) ----
+/* ---- GEMM kernels (gen/gemm/gemm.c) ----
  * D = alpha * A * B + beta * C, a whole kernel for any M, N, K.  Layouts
  * name how A and B are stored, BLAS-style: "tn" is A row-major M x K and B
  * column-major K x N (both K-major), the one layout every type has.  D and
@@ -920,7 +920,7 @@ mmagen_status mmagen_gemm_emit(const mmagen_gemm_request *r, mmagen_format fmt,
  * below 128, or M <= 128 with N >= 2048), and only one wave of units
  * when S > 1 and the tiles are fewer than the grid.  When they fill it,
  * only the tail past the whole waves is split, and only FP8 kernels get
- * an S > 1 here (the tail model in gen/gemm_split.c). */
+ * an S > 1 here (the tail model in gen/gemm/gemm_split.c). */
 MMAGEN_API
 unsigned mmagen_gemm_split_for(const mmagen_gemm_info *info, uint32_t m, uint32_t n,
 			       uint32_t k, unsigned sms);
@@ -989,7 +989,7 @@ MMAGEN_API
 mmagen_status mmagen_write_files(size_t n, const char *const *paths,
 				 const char *const *data, const size_t *lens);
 
-/* ---- checking tile kernels (gen/check.c) ----
+/* ---- checking tile kernels (gen/kernels/check.c) ----
  * Everything about checking a tile kernel except the GPU: inputs for the
  * kernel's parameters (packed as its manifest says), the exact reference D,
  * and the comparison of the D the kernel wrote with it.  Parameters are
@@ -1103,7 +1103,7 @@ MMAGEN_API
 mmagen_status mmagen_check_verify(const mmagen_check *c, const void *d,
 				  size_t bytes, mmagen_check_result *r);
 
-/* ---- quantization plans (gen/plan.c, rules in gen/quant.def) ----
+/* ---- quantization plans (gen/analysis/plan.c, rules in gen/analysis/quant.def) ----
  * From a quantization config ("w4a16", "w8a8-fp8", "nvfp4", ...) and a
  * target to the MMA that computes it: the types the MMA really receives,
  * the accumulator, native or converted in the main loop (and how), the
@@ -1125,7 +1125,7 @@ typedef struct mmagen_plan_form {
 
 /* One way to compute the config: native, or after a conversion. */
 typedef struct mmagen_plan_path {
-	const char *id;          /* "FP8", "I4_BF16", ... (gen/quant.def) */
+	const char *id;          /* "FP8", "I4_BF16", ... (gen/analysis/quant.def) */
 	const char *label;       /* the path in a few words */
 	int native;              /* 1: the MMA receives the config's own
 				  * types and scales; 0: converted first */
@@ -1188,7 +1188,7 @@ const char *mmagen_plan_config_name(size_t i);
 /* docs/plan.md: every config on sm_80, sm_89, sm_90a, sm_100a, sm_120a. */
 MMAGEN_API
 mmagen_status mmagen_doc_plan(char **out, size_t *len);
-/* ---- inspecting compiled artifacts (gen/inspect.c, gen/elf.c) ----
+/* ---- inspecting compiled artifacts (gen/analysis/inspect.c, gen/analysis/elf.c) ----
  * What tensor-core instructions a PTX module, a cubin or a fatbinary (a
  * .fatbin file, or a host object/executable with a .nv_fatbin section)
  * holds, and, from a disassembly of its SASS, what the GPU really runs.

@@ -1,4 +1,4 @@
-/* cli_main.c - the CLI's main() (gen/main.c) as mmagen_cli_main(), and
+/* cli_main.c - the CLI's main() (gen/cli/main.c) as mmagen_cli_main(), and
  * a way to run it in-process with its output caught (see fuzz.h). */
 #define _GNU_SOURCE
 #include "fuzz.h"

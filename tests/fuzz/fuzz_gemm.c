@@ -1,4 +1,4 @@
-/* fuzz_gemm.c - the whole-GEMM generators (gen/gemm.c, kernel_gemm_sm90.c,
+/* fuzz_gemm.c - the whole-GEMM generators (gen/gemm/gemm.c, kernel_gemm_sm90.c,
  * _sm90_split.c, _sm80.c, _sm120.c, gemm_split.c) through the public API:
  * mmagen_gemm_choose, mmagen_gemm_info_of, mmagen_gemm_emit (PTX, JSON,
  * C header), mmagen_gemm_split_for and mmagen_gemm_split_buffers.

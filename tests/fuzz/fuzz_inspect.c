@@ -1,4 +1,4 @@
-/* fuzz_inspect.c - inspect's readers (gen/inspect.c, gen/elf.c): PTX,
+/* fuzz_inspect.c - inspect's readers (gen/analysis/inspect.c, gen/analysis/elf.c): PTX,
  * cubins (ELF), fatbinaries and host objects through
  * mmagen_inspect_buffer, then SASS text through mmagen_inspect_add_sass
  * and both reports.

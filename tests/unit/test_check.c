@@ -1,4 +1,4 @@
-/* test_check.c - the check API (gen/check.c) on the CPU, through the public
+/* test_check.c - the check API (gen/kernels/check.c) on the CPU, through the public
  * header only.
  *
  * For several forms (mma f16, bf16, tf32, s8 with wrap-around, f64, sparse

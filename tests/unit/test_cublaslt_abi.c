@@ -1,4 +1,4 @@
-/* test_cublaslt_abi.c - gen/cublaslt.h and gen/cublaslt.fn against the
+/* test_cublaslt_abi.c - gen/cli/cublaslt.h and gen/cli/cublaslt.fn against the
  * real cublasLt.h (and cuda.h for the one driver attribute run_gemm.c
  * asks for): mmagen declares the few cuBLASLt entry points it calls itself,
  * so that it builds without CUDA, and a wrong constant or prototype would

@@ -1,5 +1,5 @@
-/* test_family.c - the family list (gen/family.c), the qualifier table
- * (gen/qual.c), the shared register rules (gen/layout.c) and the errors
+/* test_family.c - the family list (gen/table/family.c), the qualifier table
+ * (gen/table/qual.c), the shared register rules (gen/emit/layout.c) and the errors
  * that must not vanish.  Expectations are written out here, not read
  * back from the tables under test.
  * Exit status 0 on pass, 1 on any failure.

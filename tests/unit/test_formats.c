@@ -1,4 +1,4 @@
-/* test_formats.c - MX and NVFP4 quantize/dequantize (gen/formats.c).
+/* test_formats.c - MX and NVFP4 quantize/dequantize (gen/table/formats.c).
  *
  * Known blocks computed by hand (the arithmetic is in the comments), the
  * special blocks (zeros, NaN, Inf, amax past the element range, tiny),

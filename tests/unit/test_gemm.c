@@ -1,7 +1,7 @@
 /* test_gemm.c - the GEMM generator's plan on the CPU: tiles, stages and
  * shared memory per type, the tensor-map boxes the manifest asks for,
  * every refusal with its rule, and the grouped tile order (a C copy of
- * the tile origin emitted by gen/kernel_gemm_sm90.c) visiting every tile
+ * the tile origin emitted by gen/gemm/kernel_gemm_sm90.c) visiting every tile
  * exactly once. */
 #include "mmagen.h"
 #include "check.h"
@@ -205,7 +205,7 @@ static void test_refusals(void)
 	}
 }
 
-/* The grouped order of the GEMM (emit_tile_origin in gen/kernel_gemm_sm90.c). */
+/* The grouped order of the GEMM (emit_tile_origin in gen/gemm/kernel_gemm_sm90.c). */
 static void tile_origin(unsigned tile, unsigned tiles_m, unsigned tiles_n, unsigned group,
 			unsigned *tm, unsigned *tn)
 {

@@ -1,7 +1,7 @@
 /* test_gemm_params.c - every GEMM variant's parameters, three ways:
  *   - the names and kinds the JSON manifest lists, in order;
  *   - the .entry parameters of the emitted PTX, in order;
- *   - the order `mmagen run gemm` passes them in (gen/run_gemm.c,
+ *   - the order `mmagen run gemm` passes them in (gen/cli/run_gemm.c,
  *     launch_mmagen and launch_mma_sync), written out again below.
  * Variants: targets sm_80..sm_120a, both paths, the types, accumulators,
  * FP8 D (d_scale), layouts, split-K none/S/auto and the sm_120a block

@@ -917,7 +917,7 @@ static void test_mutants(void)
 }
 
 /* ---- the split-K kernel's work units ----
- * The split-K kernel (gen/kernel_gemm_sm90_split.c) walks work units:
+ * The split-K kernel (gen/gemm/kernel_gemm_sm90_split.c) walks work units:
  * the first `whole` are whole tiles, each later tile (the tail) is S
  * units of one K slice each.  This runs the emitted PTX's own lines for
  * it, for every CTA of several grids: the producer's walk (its first

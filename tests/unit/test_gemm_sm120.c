@@ -29,7 +29,7 @@
  * order, global addresses, src-size and predicates, stage rotation) and
  * the epilogue: the replay follows the template's description of them.
  *
- * `run gemm`'s side (gen/run_gemm_sm120.c): the same replay runs on the
+ * `run gemm`'s side (gen/cli/run_gemm_sm120.c): the same replay runs on the
  * buffers the runner would upload (rg120_fill: its containers, packing
  * and scale rows), against the values the runner's reference reads back
  * through its own layout and decode table; rg120_reference must equal the
@@ -694,7 +694,7 @@ static unsigned bank_conflicts(const struct prob *p, const struct tabs *t)
 	return bad;
 }
 
-/* ---- run gemm's layout (gen/run_gemm_sm120.c) under the replay ----
+/* ---- run gemm's layout (gen/cli/run_gemm_sm120.c) under the replay ----
  * K and N rounded up to what the runner takes (K a multiple of the scale
  * block and of 16 bytes of elements; N even), the runner's buffers handed
  * to the replay, and its reference compared with the replayed D. */

@@ -1,5 +1,5 @@
 /* test_gemm_sm80.c - the shared-memory layout of the mma.sync GEMM
- * (gen/kernel_gemm_sm80.c) is free of bank conflicts, and its ldmatrix
+ * (gen/gemm/kernel_gemm_sm80.c) is free of bank conflicts, and its ldmatrix
  * lanes read the rows the mma fragments need.
  *
  * For both stage rows (64 and 128 bytes), every operand layout (K-major,
@@ -12,7 +12,7 @@
  * emits (lane offset with the XOR folded in once, plus an immediate row
  * offset), which must agree.  The same accesses without the swizzle must
  * conflict, so the test can fail. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "check.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_gemm_sm80_replay.c - the mma.sync GEMM (gen/kernel_gemm_sm80.c)
+/* test_gemm_sm80_replay.c - the mma.sync GEMM (gen/gemm/kernel_gemm_sm80.c)
  * run on the CPU: a small interpreter executes the emitted PTX text of
  * whole CTAs, instruction by instruction, and D is compared with a
  * reference computed here from A, B and C.

@@ -8,7 +8,7 @@
  *   - the request's rule, the manifest and the kernel's parameters;
  *   - mmagen_gemm_split_for and mmagen_gemm_split_buffers against figures
  *     worked out by hand below. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "check.h"
 
 #include <stdlib.h>

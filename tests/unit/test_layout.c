@@ -3,9 +3,9 @@
  *
  * The layouts are checked three ways: every map must be a bijection onto
  * its tile (per quad-pair for m8n8k4 f16); register counts must agree with
- * the operand lists gen/emit_mma.c emits, for every mma form of the table;
+ * the operand lists gen/emit/emit_mma.c emits, for every mma form of the table;
  * and a set of forms is compared with the PTX ISA's own row/col formulas,
- * written out here independently of gen/layout.c's digit tables.
+ * written out here independently of gen/emit/layout.c's digit tables.
  * Exit status 0 on pass, 1 on any failure.
  */
 #include "emit.h"
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* D, for m8n8k4 with f32 D and f16 C; see gen/layout.c. */
+/* D, for m8n8k4 with f32 D and f16 C; see gen/emit/layout.c. */
 enum { OPND_D = MMAGEN_OPND_C + 1 };
 
 #include "check.h"
@@ -81,7 +81,7 @@ static void check_bijection(const mmagen_form *f, int operand)
 	free(hit);
 }
 
-/* ---- register counts against gen/emit_mma.c ---- */
+/* ---- register counts against gen/emit/emit_mma.c ---- */
 
 static const struct operand *find_op(const struct instr *in, const char *name)
 {

@@ -1,4 +1,4 @@
-/* test_nvml.c - gen/nvml.c: the median and the combination of two
+/* test_nvml.c - gen/cli/nvml.c: the median and the combination of two
  * bursts, then the sampler on fake_nvml (MMAGEN_LIBNVML, set by the
  * test's environment; argv[1] is a library without NVML's entry points):
  * the GPU found by PCI address, a sample at start, more while it runs,

@@ -1,4 +1,4 @@
-/* test_ref.c - the exact CPU reference (gen/ref.c) and its tolerances.
+/* test_ref.c - the exact CPU reference (gen/kernels/ref.c) and its tolerances.
  *
  * Three kinds of check, none of which reuses the library's summation:
  *  1. hand-computed cases with known answers for every class of form;

@@ -1,4 +1,4 @@
-/* test_run_gemm.c - the CPU side of `run gemm` (gen/run_gemm_host.c): the
+/* test_run_gemm.c - the CPU side of `run gemm` (gen/cli/run_gemm_host.c): the
  * problem's rules, the random inputs, the exact reference, its tolerance,
  * the sample of checked elements, the comparison, the grid, and the
  * operands on disk.  Expectations are worked out by hand here (powers of

@@ -1,6 +1,6 @@
 /* test_types.c - element types: names, exact decode, RNE encode.
  *
- * The references here are written independently of gen/types.c: decode
+ * The references here are written independently of gen/table/types.c: decode
  * uses (1 + M/2^m) * pow(2, E - bias) rather than an integer significand
  * and ldexp, the FP4/FP6 formats are checked against literal value
  * tables, f16 against the compiler's _Float16, bf16 against integer

@@ -1,7 +1,7 @@
 // Probe (run by hand on a GPU: nvcc -arch=sm_90 -o p THIS.cu && ./p): what do mma.sync m8n8k4
 // .f32.bf16 and .f32.tf32 compute? One experiment per warp: one-hot A x ones, ones x one-hot B,
 // one-hot A x one-hot B, then random inputs against the layout the experiments imply.
-// Finding (H200, CUDA 13.0): D never depends on A, B or C; see RULE(m8n8k4_bf16_tf32) in gen/rules.def.
+// Finding (H200, CUDA 13.0): D never depends on A, B or C; see RULE(m8n8k4_bf16_tf32) in gen/table/rules.def.
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>

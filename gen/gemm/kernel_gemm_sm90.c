@@ -5,7 +5,7 @@
  * The C side decides the tile and the instruction from the table, and
  * writes what the template cannot: the wgmma sequence of one K block and
  * the epilogue, which names each of the accumulator registers. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "gemm_abi.h"
 
 #include <assert.h>
@@ -785,7 +785,7 @@ static void emit_tile_origin(struct kb *kb, const struct gemm_plan *g, const cha
 
 /* The constant bits of an operand's wgmma descriptor, 128-byte swizzle.
  * K-major: 8-row groups 1024 bytes apart (SBO), LBO unused (16).
- * MN-major (PTX's canonical MN-major layout, as gen/smem.c has it): a
+ * MN-major (PTX's canonical MN-major layout, as gen/emit/smem.c has it): a
  * 128-byte row holds 64 M/N elements of one K, 8 K rows make a 1024-byte
  * atom; SBO is the step between 8-row groups of K (1024, the box's rows
  * follow each other), LBO the step between atoms along M/N (the next

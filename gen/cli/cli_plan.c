@@ -1,5 +1,5 @@
 /* cli_plan.c - `mmagen plan` and `mmagen doc plan`: the library's plan
- * (gen/plan.c) as text or JSON. */
+ * (gen/analysis/plan.c) as text or JSON. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_opts.h"
 

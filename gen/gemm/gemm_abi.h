@@ -6,7 +6,7 @@
 #ifndef MMAGEN_GEMM_ABI_H
 #define MMAGEN_GEMM_ABI_H
 
-#include "gemm.h"
+#include "gemm_plan.h"
 
 enum gemm_pkind { GP_TMAP, GP_U64, GP_U32, GP_F32 };
 

@@ -29,7 +29,7 @@
  * warpgroup thread x at byte (q * 128 + x) * 16.  Counter (ct, w): u32
  * number ct * 2 + w.  Only rows inside M are stored and read (a warp's
  * rows are all outside M for small M: it skips both). */
-#include "gemm.h"
+#include "gemm_plan.h"
 
 #include <assert.h>
 

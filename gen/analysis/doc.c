@@ -32,7 +32,7 @@ mmagen_status mmagen_doc_signatures(char **out, size_t *len)
 
 	buf_init(&b);
 	buf_puts(&b, "# Instruction signatures\n\n"
-		"Generated from `gen/sigs.def` by `mmagen doc signatures`; do not edit\n"
+		"Generated from `gen/table/sigs.def` by `mmagen doc signatures`; do not edit\n"
 		"(the `docs` test fails when this file is stale). Each row below is one\n"
 		"row of the table; `mmagen list` shows every concrete form, and\n"
 		"`mmagen list --arch A --opcodes` every complete opcode on a target.\n\n"

@@ -1,19 +1,22 @@
-/* gemm.h - whole GEMM kernels behind mmagen_gemm_emit(): a plan (tile,
- * stages, the instruction from the table) and one generator per path. */
-#ifndef MMAGEN_GEMM_H
-#define MMAGEN_GEMM_H
+/* gemm_plan.h - whole GEMM kernels behind mmagen_gemm_emit(): a plan (tile,
+ * stages, the instruction from the table) and one generator per path.
+ * gemm.c (the public entry points) and the chooser (gemm_split.c) call
+ * the paths (kernel_gemm_*.c); every file here shares this header and
+ * nothing of gemm.c's. */
+#ifndef MMAGEN_GEMM_PLAN_H
+#define MMAGEN_GEMM_PLAN_H
 
 #include "kernel.h"
 
 #define GEMM_KERNEL_NAME "mmagen_gemm"
 
 /* sm_90a FP8: a tile of 16-64 rows, at most 128 wide, that promotes its
- * partial sums every K block (promote_blocks 1) takes K blocks in pairs
+ * partial sums every K block (promote_every 1) takes K blocks in pairs
  * into two sets of partial sums (kernel_gemm_sm90.c); the chooser's
  * model (gemm_split.c) counts one promotion wait per pair */
-static inline int gemm_fp8_pairs(unsigned promote_blocks, unsigned tile_m, unsigned tile_n)
+static inline int gemm_fp8_pairs(unsigned promote_every, unsigned tile_m, unsigned tile_n)
 {
-	return promote_blocks == 1 && tile_m < 128 && tile_n <= 128;
+	return promote_every == 1 && tile_m < 128 && tile_n <= 128;
 }
 
 struct gemm_plan {
@@ -76,7 +79,7 @@ void gemm_c_apply(struct kb *kb, const struct gemm_c *c, kreg x, kreg v);
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g);
 mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out);
 
-/* gemm_split.c: split-K on the wgmma path.  The first `whole` units
+/* gemm_plan.c: split-K on the wgmma path.  The first `whole` units
  * (gemm_split_whole: the tiles of whole waves of the grid) are whole
  * tiles; after them a work unit is (tail tile, K slice); S = min(splits,
  * kblocks) slices per tail tile, consecutive units.

@@ -9,7 +9,7 @@
  * its own tokens.  The SASS classifier reads nvdisasm's or cuobjdump's
  * text: the mnemonic table below says which SASS instructions are tensor
  * core ones and how their type suffixes read.  The containers (ELF,
- * fatbinary) are read by gen/elf.c. */
+ * fatbinary) are read by gen/analysis/elf.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "inspect.h"
 #include "ptx.h"

@@ -1,5 +1,4 @@
-/* tcgen05.c - the tcgen05.mma descriptors and shape rules, and the Tensor
- * Memory plumbing the tile kernel uses.
+/* tcgen05.c - the tcgen05.mma descriptors and shape rules.
  *
  * Sources: PTX ISA 9.1, "Instruction descriptor" (Tables 42-44), "Matrix
  * Shape" (Table 39), "Shared memory descriptor"; the smem descriptor
@@ -520,90 +519,4 @@ mmagen_status mmagen_tc_sdesc_decode(uint64_t w, mmagen_tc_sdesc *out)
 	out->lbo_mode = (unsigned)v[SD_LBO_MODE];
 	out->swizzle = (unsigned)v[SD_SWIZZLE];
 	return MMAGEN_OK;
-}
-
-/* ---- plumbing ---- */
-void tc_emit_alloc(struct buf *b, unsigned cg, const char *slot, unsigned ncols)
-{
-	emitf(b, "\ttcgen05.alloc.cta_group::$u.sync.aligned.shared::cta.b32 [$s], $u;\n",
-	      cg, slot, ncols);
-}
-
-void tc_emit_relinquish(struct buf *b, unsigned cg)
-{
-	emitf(b, "\ttcgen05.relinquish_alloc_permit.cta_group::$u.sync.aligned;\n", cg);
-}
-
-void tc_emit_dealloc(struct buf *b, unsigned cg, const char *taddr, unsigned ncols)
-{
-	emitf(b, "\ttcgen05.dealloc.cta_group::$u.sync.aligned.b32 $s, $u;\n", cg, taddr, ncols);
-}
-
-void tc_emit_fence_before(struct buf *b)
-{
-	buf_puts(b, "\ttcgen05.fence::before_thread_sync;\n");
-}
-
-void tc_emit_fence_after(struct buf *b)
-{
-	buf_puts(b, "\ttcgen05.fence::after_thread_sync;\n");
-}
-
-static void reg_list(struct buf *b, unsigned num, const char *prefix)
-{
-	buf_puts(b, "{");
-	for (unsigned r = 0; r < num; r++)
-		emitf(b, "$s$s$u", r ? ", " : "", prefix, r);
-	buf_puts(b, "}");
-}
-
-void tc_emit_ld(struct buf *b, unsigned num, const char *prefix, const char *taddr)
-{
-	emitf(b, "\ttcgen05.ld.sync.aligned.32x32b.x$u.b32 ", num);
-	reg_list(b, num, prefix);
-	emitf(b, ", [$s];\n", taddr);
-}
-
-void tc_emit_st(struct buf *b, unsigned num, const char *prefix, const char *taddr)
-{
-	emitf(b, "\ttcgen05.st.sync.aligned.32x32b.x$u.b32 [$s], ", num, taddr);
-	reg_list(b, num, prefix);
-	buf_puts(b, ";\n");
-}
-
-void tc_emit_wait_ld(struct buf *b)
-{
-	buf_puts(b, "\ttcgen05.wait::ld.sync.aligned;\n");
-}
-
-void tc_emit_wait_st(struct buf *b)
-{
-	buf_puts(b, "\ttcgen05.wait::st.sync.aligned;\n");
-}
-
-void tc_emit_cp_32x128b(struct buf *b, unsigned cg, const char *taddr, const char *desc)
-{
-	emitf(b, "\ttcgen05.cp.cta_group::$u.32x128b.warpx4 [$s], $s;\n", cg, taddr, desc);
-}
-
-void tc_emit_commit(struct buf *b, unsigned cg, const char *mbar, const char *mask16)
-{
-	if (mask16)
-		emitf(b, "\ttcgen05.commit.cta_group::$u.mbarrier::arrive::one.shared::cluster"
-			 ".multicast::cluster.b64 [$s], $s;\n", cg, mbar, mask16);
-	else
-		emitf(b, "\ttcgen05.commit.cta_group::$u.mbarrier::arrive::one.shared::cluster"
-			 ".b64 [$s];\n", cg, mbar);
-}
-
-void tc_emit_mbar_init(struct buf *b, const char *mbar, unsigned count)
-{
-	emitf(b, "\tmbarrier.init.shared::cta.b64 [$s], $u;\n", mbar, count);
-}
-
-void tc_emit_mbar_wait(struct buf *b, const char *mbar, unsigned parity,
-		       const char *pred, const char *label)
-{
-	emitf(b, "$s:\n\tmbarrier.try_wait.parity.shared::cta.b64 $s, [$s], $u;\n"
-		 "\t@!$s bra $s;\n", label, pred, mbar, parity, pred, label);
 }

@@ -1,6 +1,6 @@
 /* gemm.c - the public entry points of whole GEMM kernels: the request,
  * its checks, the manifest; the generators are kernel_gemm_*.c. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "abi.h"
 #include "gemm_abi.h"
 

@@ -1,7 +1,7 @@
 /* gemm_epi.c - epilogue pieces the GEMM generators share (the sm_90a
  * wgmma path and the warp-level mma.sync path): element addresses and
  * beta * C.  One copy, so a fix to how C is read lands on every path. */
-#include "gemm.h"
+#include "gemm_plan.h"
 
 unsigned gemm_log2u(unsigned v)
 {

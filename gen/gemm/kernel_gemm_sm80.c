@@ -9,7 +9,7 @@
  * m16n8k32 (8-bit) and m16n8k64 (4-bit) sit at the same places, so one
  * ldmatrix.b16 pattern loads all of them.  The C side writes the copies,
  * the fragment loads, the mma sequence and the epilogue. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "gemm_abi.h"
 
 #include <assert.h>
@@ -23,7 +23,7 @@
 #define STAGED_PITCH (4 * (WARP_TILE + 8))
 #define STAGED_BAND (16 * STAGED_PITCH)
 
-/* ---- the shared-memory layout (gemm.h) ---- */
+/* ---- the shared-memory layout (gemm_plan.h) ---- */
 
 /* The XOR key of a row.  128 bytes make one line of the 32 banks: two
  * 64-byte rows share a line (key (row >> 1) & 3), a 128-byte row fills

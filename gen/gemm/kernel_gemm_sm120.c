@@ -20,9 +20,9 @@
  *
  * Every offset that depends on the thread or the lane is a .const table of
  * the PTX (mmagen_tcp_src, mmagen_tcp_dst, mmagen_tld, mmagen_tls, legend
- * at gemm120_tables in gemm.h), so that tests/unit/test_gemm_sm120.c
+ * at gemm120_tables in gemm_plan.h), so that tests/unit/test_gemm_sm120.c
  * replays the kernel's own placements on the CPU. */
-#include "gemm.h"
+#include "gemm_plan.h"
 #include "gemm_abi.h"
 
 #include <assert.h>
@@ -33,7 +33,7 @@
 #define STEPS (GEMM120_ROW_BYTES / STEP_BYTES)
 #define SMEM_LIMIT (99u * 1024u)    /* sm_120's opt-in maximum per block */
 
-/* ---- the layout (gemm.h) ---- */
+/* ---- the layout (gemm_plan.h) ---- */
 
 unsigned gemm120_swizzle(unsigned row, unsigned chunk)
 {
@@ -664,7 +664,7 @@ static void set_sizes(struct kb *kb, const struct gemm_plan *g, unsigned stage)
 	kb_flag(kb, "half_k", g->bits == 4);
 }
 
-/* The .const tables (gemm.h: gemm120_tables). */
+/* The .const tables (gemm_plan.h: gemm120_tables). */
 static void emit_tables(struct kb *kb, const struct gemm_plan *g)
 {
 	struct gemm120_tab t;

@@ -299,7 +299,7 @@ mmagen_status table_ready(void)
 	init();
 	if (out_of_memory)
 		return mmagen_set_error(MMAGEN_NO_MEMORY,
-			"out of memory expanding the instruction table (gen/sigs.def)");
+			"out of memory expanding the instruction table (gen/table/sigs.def)");
 	return MMAGEN_OK;
 }
 

@@ -1,5 +1,5 @@
-/* inspect.h - the readers behind mmagen_inspect_buffer (gen/elf.c), shared
- * with gen/inspect.c; not installed.  Every reader takes bytes and a
+/* inspect.h - the readers behind mmagen_inspect_buffer (gen/analysis/elf.c), shared
+ * with gen/analysis/inspect.c; not installed.  Every reader takes bytes and a
  * length, checks each offset against that length before it reads, and
  * never trusts a size field: hostile input gives an error, never a read
  * outside the buffer. */
