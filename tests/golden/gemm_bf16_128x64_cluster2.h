@@ -1479,4 +1479,11 @@ static const char mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_ptx[] 
 #pragma GCC diagnostic pop
 #endif
 
+/* Short names for a program that ships one GEMM (the first header
+ * included defines them; with several, use the names above). */
+#ifndef MMAGEN_GEMM_PTX
+#define MMAGEN_GEMM_PTX mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_ptx
+#define MMAGEN_GEMM_ABI mmagen_gemm_sm90a_bf16_bf16_f32_bf16_tn_128x64_s6_c2_g8_abi
+#endif
+
 #endif /* MMAGEN_GEMM_SM90A_BF16_BF16_F32_BF16_TN_128X64_S6_C2_G8_H */
