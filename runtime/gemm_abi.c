@@ -270,7 +270,9 @@ static mmart_status plan_ab(const struct gemm_abi *abi, char name, const struct 
 		return MMART_OK;
 	/* staged: an aligned copy, zero where K was padded */
 	v->staged = 1;
-	v->zero = inner_k != inner || outer_k != outer;
+	/* zeros where the kernel reads past the caller's data: K padded,
+	 * or an MN-major row's last 16-byte chunk */
+	v->zero = inner_k != inner || outer_k != outer || o->mn;
 	v->src = addr;
 	v->src_pitch = ld * eb;
 	v->width = inner * eb;

@@ -61,7 +61,7 @@ static double now_ms(void)
 
 /* The SM count for the persistent grid.  libmmart does not report it
  * yet, so it is asked of the driver libmmart loaded, about the context
- * libmmart made current.  0 when that fails: rg_grid then launches one
+ * libmmart made current.  0 when that fails: the launcher then launches one
  * cluster per work unit, which the kernel handles just as well. */
 static unsigned device_sms(mmart_ctx *ctx)
 {
@@ -73,14 +73,16 @@ static unsigned device_sms(mmart_ctx *ctx)
 struct dev_set {
 	uint64_t a, b, c, dbuf;       /* dbuf: GUARD + D + GUARD (check) or D */
 	uint64_t d;                   /* D itself */
-	mmart_tensor_map ta, tb, td;
-	uint32_t d_tma;               /* D through td (aligned D) */
 };
 
 struct gpu {
 	mmart_ctx *ctx;
 	mmart_stream *stream;
-	void *fn;
+	/* the kernel, launched through libmmart's GEMM launcher (its ABI:
+	 * parameters, grid, tensor maps, split-K buffers) */
+	mmart_gemm_kernel *kern;
+	void *fn;                     /* sm_120a: launched by hand (run gemm's
+				       * own launch120) */
 	mmagen_gemm_info info;
 	const struct rg_problem *p;
 	mmart_launch_config cfg;
@@ -92,88 +94,49 @@ struct gpu {
 	struct lt_heuristic lt_algo;
 	uint64_t lt_ws;
 	int lt_int_scale;             /* alpha and beta are s32 (int8 -> s32) */
-	/* the wgmma split-K kernel (info.split_k != 1): S, its workspace and
-	 * counters, shared by every set (launches follow each other) */
+	/* the wgmma split-K kernel (info.split_k != 1): S (the kernel owns
+	 * its workspace and counters) */
 	int split;
 	uint32_t splits;
-	uint64_t ws, ctr, ctr_bytes;
-	/* the mma.sync path's split-K (a workspace slot per tile and
-	 * slice): ws and ctr as above, ws_bytes of workspace */
-	int sync_ws;
-	uint64_t ws_bytes;
+	/* sm_120a's launch (launch120) */
+	uint64_t ws, ctr;
 	/* --bench's clocks (NVML): the sampler, or NULL and why */
 	struct nvml_sampler *nvml;
 	char nvml_why[256];
 };
 
-/* Operand sets hold tensor maps, which must be 64-byte aligned: malloc's
- * alignment is not enough. */
 static struct dev_set *alloc_sets(unsigned n)
 {
-	struct dev_set *s = aligned_alloc(_Alignof(struct dev_set), n * sizeof *s);
-	if (s)
-		memset(s, 0, n * sizeof *s);
-	return s;
+	return calloc(n, sizeof(struct dev_set));
 }
 
-/* The tensor maps of the manifest (rg_tensor_descs), encoded. */
-static int encode_maps(struct gpu *g, struct dev_set *s)
-{
-	mmart_tensor_desc desc[3];
-	int d_tma = 0;
-
-	if (rg_tensor_descs(g->p, &g->info, s->a, s->b, s->d, desc, &d_tma))
-		return rg_said();
-	if (mmart_tensor_map_encode(g->ctx, "A", &desc[0], &s->ta) ||
-	    mmart_tensor_map_encode(g->ctx, "B", &desc[1], &s->tb) ||
-	    (d_tma && mmart_tensor_map_encode(g->ctx, "D", &desc[2], &s->td)))
-		return rt_fail("tensor map");
-	s->d_tma = (uint32_t)d_tma;
-	return 0;
-}
-
-static int is_mma_sync(const struct gpu *g)
-{
-	return g->info.path == MMAGEN_GEMM_PATH_MMA_SYNC;
-}
-
-/* The mma.sync path: plain pointers and leading dimensions; with split-K
- * two more parameters, the workspace and counters, passed only then (the
- * driver reads as many as the kernel declares). */
-static int launch_mma_sync(struct gpu *g, const struct dev_set *s)
+/* The problem and one operand set as the launcher takes them: dense
+ * operands (leading dimensions left 0), the layout's majors from the
+ * kernel's ABI. */
+static mmart_gemm_args args_of(const struct gpu *g, const struct dev_set *s)
 {
 	const struct rg_problem *p = g->p;
-	uint64_t a = s->a, b = s->b, d = s->d, c = s->c;
-	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
-	uint32_t lda = p->a_mn ? p->m : p->k, ldb = p->b_mn ? p->n : p->k;
-	float alpha = p->alpha, beta = p->beta;
-	void *params[] = { &a, &b, &d, &c, &m, &n, &k, &lda, &ldb, &ldd, &ldc, &alpha, &beta,
-			   g->sync_ws ? (void *)&g->ws : NULL, g->sync_ws ? (void *)&g->ctr : NULL };
-	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+	mmart_gemm_args a;
+	mmart_gemm_args_init(&a);
+	a.m = p->m;
+	a.n = p->n;
+	a.k = p->k;
+	a.a = s->a;
+	a.b = s->b;
+	a.c = s->c;
+	a.d = s->d;
+	a.alpha = p->alpha;
+	a.beta = p->beta;
+	a.d_scale = p->d_scale;
+	a.splits = g->splits;
+	return a;
 }
 
 static int launch_mmagen(struct gpu *g, const struct dev_set *s)
 {
-	const struct rg_problem *p = g->p;
-	uint64_t d = s->d, c = s->c;
-	uint32_t m = p->m, n = p->n, k = p->k, ldd = p->n, ldc = p->n;
-	float alpha = p->alpha, beta = p->beta, d_scale = p->d_scale;
-	uint32_t d_tma = s->d_tma;
-	void *params[16] = { (void *)&s->ta, (void *)&s->tb, (void *)&s->td, &d, &c, &m, &n, &k,
-			   &ldd, &ldc, &alpha, &beta, &d_tma, NULL, NULL, NULL };
-	/* then d_scale (FP8 D), then the split kernel's workspace, counters
-	 * and splits: the kernel's parameters in its order */
-	size_t np = 13;
-	if (p->out == MMAGEN_E4M3 || p->out == MMAGEN_E5M2)
-		params[np++] = &d_scale;
-	if (g->split) {
-		params[np++] = &g->ws;
-		params[np++] = &g->ctr;
-		params[np++] = &g->splits;
-	}
-	if (is_mma_sync(g))
-		return launch_mma_sync(g, s);
-	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+	mmart_gemm_args a = args_of(g, s);
+	return mmart_gemm_kernel_launch(g->kern, &a, mmart_stream_handle(g->stream)) ?
+	       rt_fail("launch") : 0;
 }
 
 /* rows x cols elements of eb bytes, transposed into a new buffer (the
@@ -230,9 +193,7 @@ static int upload_set(struct gpu *g, struct dev_set *s, const struct rg_data *d,
 			(unsigned long long)s->d, (unsigned long long)s->c);
 		return 1;
 	}
-	if (upload_operand(g, s->a, d->a, 'A') || upload_operand(g, s->b, d->b, 'B'))
-		return 1;
-	return is_mma_sync(g) ? 0 : encode_maps(g, s);
+	return upload_operand(g, s->a, d->a, 'A') || upload_operand(g, s->b, d->b, 'B');
 }
 
 static void free_sets(struct gpu *g)
@@ -250,33 +211,18 @@ static void free_sets(struct gpu *g)
 
 /* ---- split-K (the wgmma path) ---- */
 
-/* The split-K kernel's S and buffers.  Without --split-k (split_k 0) the
- * runner asks mmagen_gemm_split_for whether this problem wants one and,
- * if so, generates the kernel for that S; with --split-k auto the kernel
- * takes the S it gives; with --split-k S, S.  The counters are zeroed
- * once here: the kernel leaves them zero (check_counters). */
+/* The split-K kernel's S.  Without --split-k (split_k 0) the runner asks
+ * mmagen_gemm_split_for whether this problem wants one and, if so,
+ * generates the kernel for that S; with --split-k auto the kernel takes
+ * the S it gives (passed to the launcher as args.splits); with --split-k
+ * S, S.  The workspace and counters are the kernel's (libmmart's
+ * launcher); the check's second launch shows counters a launch did not
+ * leave zero. */
 static int setup_split(struct gpu *g, mmagen_gemm_request *r)
 {
 	const struct rg_problem *p = g->p;
-	uint64_t ws_bytes = 0;
 	unsigned sms = device_sms(g->ctx);
 
-	if (g->info.path == MMAGEN_GEMM_PATH_MMA_SYNC && g->info.split_workspace) {
-		/* the slots poisoned (0xFF: f32 NaN), as on the wgmma path:
-		 * every slice writes its own slot whole before the last one
-		 * reads it; the counters zero, and every launch leaves them
-		 * zero (check_counters) */
-		if (mmagen_gemm_split_buffers(&g->info, p->m, p->n, g->info.split_k, &g->ws_bytes,
-					      &g->ctr_bytes))
-			return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
-		if (mmart_alloc(g->ctx, g->ws_bytes, &g->ws) ||
-		    mmart_alloc(g->ctx, g->ctr_bytes, &g->ctr) ||
-		    mmart_memset8(g->ctx, g->ws, 0xFF, g->ws_bytes) ||
-		    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes))
-			return rt_fail("split-K workspace");
-		g->sync_ws = 1;
-		return 0;
-	}
 	if (g->info.path != MMAGEN_GEMM_PATH_WGMMA)
 		return 0;
 	if (r->split_k == 0) {
@@ -297,59 +243,13 @@ static int setup_split(struct gpu *g, mmagen_gemm_request *r)
 	g->split = 1;
 	g->splits = g->info.split_k ? g->info.split_k
 				    : mmagen_gemm_split_for(&g->info, p->m, p->n, p->k, sms);
-	/* slots for the tail's tiles only (the grid run_kernel launches) */
-	if (mmagen_gemm_split_buffers_grid(&g->info, p->m, p->n, g->splits,
-					   rg_split_grid(sms, p->m, p->n, p->k, &g->info, g->splits),
-					   &ws_bytes, &g->ctr_bytes))
-		return fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error()), 1;
-	/* the workspace is poisoned: a slot read before it was written
-	 * turns D into NaN (or garbage for s32) */
-	if (mmart_alloc(g->ctx, ws_bytes ? ws_bytes : 16, &g->ws) ||
-	    mmart_alloc(g->ctx, g->ctr_bytes ? g->ctr_bytes : 16, &g->ctr) ||
-	    mmart_memset8(g->ctx, g->ws, POISON, ws_bytes ? ws_bytes : 16) ||
-	    mmart_memset8(g->ctx, g->ctr, 0, g->ctr_bytes ? g->ctr_bytes : 16))
-		return rt_fail("split-K workspace");
 	return 0;
 }
 
-/* The 32-bit words of a device buffer that are not zero; (size_t)-1 when
- * it could not be read back (said). */
-static size_t nonzero_words(struct gpu *g, uint64_t dev, uint64_t bytes, const char *what)
-{
-	uint32_t *w = malloc(bytes ? bytes : 4);
-	size_t bad = 0;
-	if (!w) {
-		fprintf(stderr, "mmagen: run gemm: out of memory\n");
-		return (size_t)-1;
-	}
-	if (mmart_copy_to_host(g->ctx, w, dev, bytes)) {
-		free(w);
-		rt_fail(what);
-		return (size_t)-1;
-	}
-	for (size_t i = 0; i < bytes / 4; i++)
-		bad += w[i] != 0;
-	free(w);
-	return bad;
-}
-
-/* Every counter back at zero after a launch: the next one needs no
- * memset. */
-static int check_counters(struct gpu *g)
-{
-	/* (none when the tiles fill whole waves: no tail is split) */
-	size_t bad = g->ctr_bytes ? nonzero_words(g, g->ctr, g->ctr_bytes, "split-K counters") : 0;
-	if (bad == (size_t)-1)
-		return 1;
-	if (bad) {
-		printf("FAIL run gemm: %zu of the %zu split-K counters are not zero after the launch; the next launch would be wrong\n",
-		       bad, (size_t)(g->ctr_bytes / 4));
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- the check: one launch with guards around D ---- */
+/* ---- the check: two launches with guards around D ----
+ * The first fills D (and, for split-K kernels, leaves the counters as it
+ * finds them, or not); D is poisoned again and the second launch is the
+ * one checked: counters a launch left non-zero show as a wrong D. */
 static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_tma)
 {
 	const struct rg_problem *p = g->p;
@@ -369,8 +269,13 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_
 	g->nsets = 1;
 	if ((rc = upload_set(g, &g->sets[0], d, GUARD)) || (rc = launch_mmagen(g, &g->sets[0])))
 		goto out;
-	*d_tma = g->sets[0].d_tma != 0;
+	/* D through its tensor map: the launcher's rule (rows 16-byte
+	 * aligned, N * size a multiple of 16) on the dense D */
+	*d_tma = g->info.box_d[0] && (uint64_t)p->n * rg_elem_bytes(p->out) % 16 == 0 &&
+		 g->sets[0].d % 16 == 0;
 	if (mmart_stream_sync(g->ctx, g->stream) ||
+	    mmart_memset8(g->ctx, g->sets[0].dbuf, POISON, db + 2 * GUARD) ||
+	    launch_mmagen(g, &g->sets[0]) || mmart_stream_sync(g->ctx, g->stream) ||
 	    mmart_copy_to_host(g->ctx, back, g->sets[0].dbuf, db + 2 * GUARD)) {
 		rc = rt_fail("run");
 		goto out;
@@ -378,8 +283,6 @@ static int run_once(struct gpu *g, struct rg_data *d, size_t *guard_bad, int *d_
 	*guard_bad = 0;
 	for (size_t i = 0; i < GUARD; i++)
 		*guard_bad += (back[i] != POISON) + (back[GUARD + db + i] != POISON);
-	if ((g->split || g->sync_ws) && (rc = check_counters(g)))
-		goto out;
 	memcpy(d->d, back + GUARD, db);
 out:
 	free_sets(g);
@@ -546,6 +449,34 @@ out:
 	free(ev);
 	free(queued);
 	return rc;
+}
+
+/* Host time per launch, the GPU busy: HOST_LAUNCHES launches queued
+ * behind the blocker's memset (so the GPU never waits for the host and
+ * the host never waits for the GPU), timed by the host's clock; the
+ * median of HOST_ROUNDS rounds, in microseconds.  What a program pays
+ * per call with its tensor maps cached (mmagen) or its descriptors made
+ * (cuBLASLt's cublasLtMatmul). */
+#define HOST_LAUNCHES 64
+#define HOST_ROUNDS 9
+static int host_us(struct gpu *g, launch_fn *launch, uint64_t blocker, uint64_t blocker_bytes,
+		   double *us)
+{
+	float t[HOST_ROUNDS];
+	for (unsigned r = 0; r < HOST_ROUNDS; r++) {
+		if (mmart_stream_sync(g->ctx, g->stream) ||
+		    (blocker && mmart_memset8_async(g->ctx, blocker, 0, blocker_bytes, g->stream)))
+			return rt_fail("host timing");
+		double t0 = now_ms();
+		for (unsigned i = 0; i < HOST_LAUNCHES; i++)
+			if (launch(g, &g->sets[i % g->nsets]))
+				return 1;
+		t[r] = (float)((now_ms() - t0) * 1000.0 / HOST_LAUNCHES);
+	}
+	if (mmart_stream_sync(g->ctx, g->stream))
+		return rt_fail("host timing");
+	*us = median_ms(t, HOST_ROUNDS);
+	return 0;
 }
 
 /* The median, least and most of n times (sorts them). */
@@ -926,6 +857,13 @@ static int bench(struct gpu *g, const struct rg_data *d, const struct run_gemm_o
 		goto out;
 	}
 	printf("D agrees with cuBLASLt's to %.2g of max |D|\n", rel);
+	double hm, hl;
+	if (host_us(g, launch_mmagen, blocker, blocker_bytes, &hm) ||
+	    host_us(g, launch_lt, blocker, blocker_bytes, &hl))
+		goto out;
+	printf("host      %8.2f us per launch (mmagen_gemm_kernel_launch), cuBLASLt %.2f us (cublasLtMatmul); "
+	       "median of %d rounds of %d launches queued behind a busy GPU\n", hm, hl, HOST_ROUNDS,
+	       HOST_LAUNCHES);
 	rc = 0;
 out:
 	nvml_close(g->nvml);
@@ -947,25 +885,32 @@ static int open_gpu(const struct run_opts *ro, mmart_ctx **ctx)
 	return s ? rt_fail("open") : 0;
 }
 
-/* The kernel of r loaded into g (g->fn); hit: where it came from. */
+/* The kernel of r loaded into g (g->kern, through libmmart's GEMM
+ * launcher: the PTX and its ABI text); hit: where it came from. */
 static int load_kernel(struct gpu *g, const mmagen_gemm_request *r, int *hit)
 {
-	char *ptx = NULL;
+	char *ptx = NULL, *abi = NULL;
 	mmart_module *mod;
 	int rc = 1;
 
-	if (mmagen_gemm_emit(r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+	if (mmagen_gemm_emit(r, MMAGEN_FMT_PTX, &ptx, NULL) ||
+	    mmagen_gemm_emit(r, MMAGEN_FMT_ABI, &abi, NULL)) {
 		fprintf(stderr, "mmagen: run gemm: %s\n", mmagen_last_error());
+		mmagen_free(ptx);
 		return 1;
 	}
+	mmart_gemm_kernel_free(g->kern);
+	g->kern = NULL;
 	*hit = MMART_CACHE_MISS;
+	/* loaded first on its own for where it came from; the launcher's
+	 * load finds it loaded */
 	if (mmart_load_ptx(g->ctx, ptx, &mod, hit) ||
-	    mmart_get_function(mod, g->info.kernel, &g->fn) ||
-	    mmart_func_set_max_dynamic_smem(g->ctx, g->fn, g->info.smem))
+	    mmart_gemm_kernel_load(g->ctx, ptx, abi, &g->kern))
 		rt_fail("load");
 	else
 		rc = 0;
 	mmagen_free(ptx);
+	mmagen_free(abi);
 	return rc;
 }
 
@@ -980,26 +925,21 @@ static int prepare_kernel(struct gpu *g, const mmagen_gemm_request *r)
 	return 0;
 }
 
-/* The launch of g->info for the problem: the persistent grid (one CTA
- * per SM at most), or for mma.sync one CTA per tile and the K slices. */
+/* The launch of the problem as the launcher makes it (for the messages
+ * and the cuBLASLt side's stream). */
 static void set_config(struct gpu *g)
 {
-	const struct rg_problem *p = g->p;
+	struct dev_set none = { 0 };
+	mmart_gemm_args a = args_of(g, &none);
 	g->cfg = (mmart_launch_config){
-		.grid = { rg_grid(device_sms(g->ctx), p->m, p->n, g->info.tile_m, g->info.tile_n,
-				  g->info.cluster[0]), 1, 1 },
+		.grid = { 1, 1, 1 },
 		.block = { g->info.block[0], g->info.block[1], g->info.block[2] },
 		.cluster = { g->info.cluster[0], g->info.cluster[1], g->info.cluster[2] },
 		.smem_bytes = g->info.smem,
 		.stream = g->stream,
 	};
-	if (g->split)              /* (tile, K slice) units */
-		g->cfg.grid[0] = rg_split_grid(device_sms(g->ctx), p->m, p->n, p->k, &g->info,
-					       g->splits);
-	if (is_mma_sync(g)) {     /* one CTA per tile, gridDim.z the K slices */
-		g->cfg.grid[0] = rg_grid(0, p->m, p->n, g->info.tile_m, g->info.tile_n, 1);
-		g->cfg.grid[2] = g->info.split_k;
-	}
+	a.a = a.b = a.c = a.d = 256;    /* aligned placeholders: the grid only */
+	mmart_gemm_kernel_grid(g->kern, &a, g->cfg.grid, NULL);
 }
 
 /* ---- --tune and tuned choices ---- */
@@ -1522,7 +1462,8 @@ static int sm120_gpu(const mmagen_gemm_request *r, const struct run_gemm_opts *o
 	if (prepare_kernel(g, r))
 		goto out;
 	g->cfg = (mmart_launch_config){
-		.grid = { rg_grid(0, d.p.m, d.p.n, g->info.tile_m, g->info.tile_n, 1), 1, 1 },
+		.grid = { (unsigned)(((uint64_t)d.p.m + g->info.tile_m - 1) / g->info.tile_m *
+				   (((uint64_t)d.p.n + g->info.tile_n - 1) / g->info.tile_n)), 1, 1 },
 		.block = { g->info.block[0], g->info.block[1], g->info.block[2] },
 		.cluster = { 1, 1, 1 },
 		.smem_bytes = g->info.smem,
@@ -1723,8 +1664,7 @@ int run_gemm(const mmagen_gemm_request *req, int has_arch,
 		       what, g.cfg.grid[0], g.cfg.block[0], g.cfg.cluster[0]);
 out:
 	lt_teardown(&g);
-	mmart_free(g.ctx, g.ws);
-	mmart_free(g.ctx, g.ctr);
+	mmart_gemm_kernel_free(g.kern);
 	if (g.stream)
 		mmart_stream_destroy(g.ctx, g.stream);
 	mmart_close(g.ctx);

@@ -211,23 +211,6 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout);
  * strides, layout, alpha, beta). */
 int rg_load(const char *dir, struct rg_data *d, const char *layout);
 
-/* The grid of the persistent kernel: one CTA per SM at most, a multiple
- * of the cluster, never more clusters than cluster-sized work units
- * (ceil(ceil(M/tile_m)/cluster) * ceil(N/tile_n)).  sms 0: unknown, one
- * cluster per work unit. */
-unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
-		 unsigned tile_n, unsigned cluster);
-
-/* The tensor maps of the manifest for operands at device addresses a, b
- * and d: out[0] A over dims {K, M}, out[1] B over {K, N} (row strides K
- * elements), boxes and swizzle from i; out[2] D over {N, M} (row stride
- * N elements, box box_d) when the kernel stores through a map and D
- * allows one (*d_tma 1: base 16-byte aligned, N * element size a multiple
- * of 16), else zero and *d_tma 0.  -1 for a manifest this runner does
- * not know (another swizzle, MN-major operands). */
-int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
-		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma);
-
 /* ---- tuned choices (run_gemm_host.c) ----
  * `run gemm --tune` times a few tile/stage/cluster/group choices and
  * remembers the fastest per key in RG_TUNE_FILE in the cache directory
@@ -285,11 +268,6 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 #define RG_STAGES_FEWER 0xffffffffu
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
 			    unsigned max);
-
-/* The grid of the split-K kernel (info->split_k != 1) with `splits` S:
- * as rg_grid, over tiles * min(S, ceil(K/tile_k)) work units. */
-unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
-		       const mmagen_gemm_info *info, unsigned splits);
 
 /* splitmix64: the one generator of inputs and samples. */
 uint64_t rg_next(uint64_t *state);

@@ -78,13 +78,10 @@ size_t rg_bytes(const struct rg_problem *p, char operand)
 	}
 }
 
-/* TMA (the tensor maps of A and B): the row stride, K elements, is a
- * multiple of 16 bytes (K a multiple of 8 for 16-bit types, 4 for tf32,
- * 16 for 8-bit ones); bases 16-byte aligned (device allocations are,
- * and libmmart checks the address again when it encodes the map).  The
- * epilogue stores pairs of D elements (and reads pairs of C): ldd and
- * ldc, here N, are even.  The kernel counts M, N, K in 32-bit registers
- * and rounds them up to whole tiles, so they stay below 2^31. */
+/* The kernel counts M, N, K in 32-bit registers and rounds them up to
+ * whole tiles, so they stay below 2^31.  4-bit operands are read as
+ * stored (K-major, rows of whole 16-byte chunks); libmmart's launcher
+ * stages every other operand the kernel cannot read in place. */
 int rg_check_problem(const struct rg_problem *p)
 {
 	static const char names[2] = { 'A', 'B' };
@@ -108,8 +105,7 @@ int rg_check_problem(const struct rg_problem *p)
 				       (unsigned long long)cols);
 	}
 	for (int i = 0; i < 2; i++) {
-		unsigned bits = rg_elem_bits(types[i]), eb = bits / 8;
-		uint64_t stride = (uint64_t)p->k * eb;
+		unsigned bits = rg_elem_bits(types[i]);
 		if (bits == 4 && (i ? p->b_mn : p->a_mn))
 			return rg_fail("%c: %s is read K-major only (ldmatrix .trans moves 16-bit elements): use layout tn",
 				       names[i], mmagen_type_name(types[i]));
@@ -123,29 +119,11 @@ int rg_check_problem(const struct rg_problem *p)
 			return rg_fail("%c: %s packs two elements a byte, so a row is K / 2 bytes, which must be a multiple of 16 (the kernel copies 16-byte chunks); K must be a multiple of 32: use K = %u",
 				       names[i], mmagen_type_name(types[i]), hi);
 		}
-		if (bits >= 8 && stride % 16) {
-			uint32_t per = 16 / eb, lo = p->k / per * per, hi = lo + per;
-			if (lo)
-				return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of %u: use K = %u or %u",
-					       names[i], eb, (unsigned long long)stride, per, lo, hi);
-			return rg_fail("%c: row stride K * %u = %llu bytes is not a multiple of 16 (TMA and cp.async move 16-byte pieces); K must be a multiple of %u: use K = %u",
-				       names[i], eb, (unsigned long long)stride, per, hi);
-		}
 	}
-	/* MN-major operands (mma.sync path): 16-byte chunks along M or N */
-	for (int i = 0; i < 2; i++) {
-		uint32_t mn = i ? p->n : p->m;
-		unsigned per = 128 / rg_elem_bits(types[i]);
-		if ((i ? p->b_mn : p->a_mn) && mn % per)
-			return rg_fail("%c: stored %s-major, its column stride %c = %u is not a multiple of %u elements (16 bytes); use %c = %u",
-				       names[i], i ? "N" : "M", "MN"[i], mn, per, "MN"[i],
-				       (mn + per - 1) / per * per);
-	}
-	if (p->n % 2 && p->n > 1)
-		return rg_fail("D: ldd = N = %u is odd; the epilogue stores pairs of elements, so ldd (and ldc) must be even: use N = %u or %u",
-			       p->n, p->n - 1, p->n + 1);
-	if (p->n % 2)
-		return rg_fail("D: ldd = N = 1 is odd; the epilogue stores pairs of elements, so ldd (and ldc) must be even: use N = 2");
+	/* Anything else the kernel cannot read as stored (a row pitch not a
+	 * multiple of 16 bytes, K not a multiple of the mma.sync path's
+	 * 16-byte chunks, odd ldd/ldc) libmmart's launcher stages through
+	 * aligned buffers: no rule of its own here. */
 	return 0;
 }
 
@@ -644,89 +622,6 @@ int rg_verify(const struct rg_data *d, struct rg_verdict *r)
 	}
 	free(idx);
 	return 0;
-}
-
-/* ---- the grid ---- */
-unsigned rg_grid(unsigned sms, uint32_t m, uint32_t n, unsigned tile_m,
-		 unsigned tile_n, unsigned cluster)
-{
-	uint64_t rows = ((uint64_t)m + tile_m - 1) / tile_m;
-	uint64_t units = (rows + cluster - 1) / cluster * (((uint64_t)n + tile_n - 1) / tile_n);
-	uint64_t most = sms ? sms / cluster : INT32_MAX / cluster;
-	if (most < 1)
-		most = 1;
-	return (unsigned)((units < most ? units : most) * cluster);
-}
-
-/* ---- tensor maps ---- */
-/* The map's element type: TMA only copies bytes, so any type of the right
- * width will do; tf32 travels as the f32 it is stored as (the tensor
- * cores ignore its low 13 bits), the 8-bit types as U8. */
-static mmart_tensor_dtype tensor_dtype(mmagen_type t)
-{
-	switch (t) {
-	case MMAGEN_BF16: return MMART_TENSOR_BF16;
-	case MMAGEN_F16:  return MMART_TENSOR_F16;
-	case MMAGEN_TF32: case MMAGEN_F32: return MMART_TENSOR_F32;
-	case MMAGEN_S32:  return MMART_TENSOR_S32;
-	default:
-		assert(rg_elem_bytes(t) == 1);   /* e4m3, e5m2, s8, u8 */
-		return MMART_TENSOR_U8;
-	}
-}
-
-/* A row-major rows x cols matrix of t at addr, box from the manifest,
- * 128-byte swizzle, out-of-bounds elements zero. */
-static mmart_tensor_desc matrix_map(mmagen_type t, uint64_t addr, uint32_t cols, uint32_t rows,
-				    const unsigned box[2])
-{
-	return (mmart_tensor_desc){
-		.dtype = tensor_dtype(t), .rank = 2, .addr = addr,
-		.dims = { cols, rows }, .strides = { (uint64_t)cols * rg_elem_bytes(t) },
-		.box = { box[0], box[1] }, .elem_strides = { 1, 1 },
-		.interleave = MMART_INTERLEAVE_NONE, .swizzle = MMART_SWIZZLE_128B,
-		.l2_promotion = MMART_L2_256B, .oob_fill = MMART_OOB_ZERO,
-	};
-}
-
-int rg_tensor_descs(const struct rg_problem *p, const mmagen_gemm_info *i, uint64_t a,
-		    uint64_t b, uint64_t d, mmart_tensor_desc out[3], int *d_tma)
-{
-	/* the generator swizzles 128 bytes today; anything else is a
-	 * manifest this code has not learnt */
-	if (i->swizzle != 128)
-		return rg_fail("the kernel wants a %u-byte swizzle; this runner knows 128", i->swizzle);
-	if (rg_elem_bits(p->a) < 8 || rg_elem_bits(p->b) < 8)
-		return rg_fail("4-bit operands have no tensor maps here (only the mma.sync path reads them)");
-	/* K-major: dims {K, M} / {K, N}; M- or N-major (layouts nn, nt, tt):
-	 * {M, K} / {N, K} */
-	out[0] = p->a_mn ? matrix_map(p->a, a, p->m, p->k, i->box_a)
-			 : matrix_map(p->a, a, p->k, p->m, i->box_a);
-	out[1] = p->b_mn ? matrix_map(p->b, b, p->n, p->k, i->box_b)
-			 : matrix_map(p->b, b, p->k, p->n, i->box_b);
-	/* D through TMA stores when the kernel has them and D allows a map
-	 * (base 16-byte aligned, row stride a multiple of 16 bytes) */
-	uint64_t row = (uint64_t)p->n * rg_elem_bytes(p->out);
-	*d_tma = i->box_d[0] && d % 16 == 0 && row % 16 == 0;
-	memset(&out[2], 0, sizeof out[2]);
-	if (*d_tma)
-		out[2] = matrix_map(p->out, d, p->n, p->m, i->box_d);
-	return 0;
-
-}
-
-unsigned rg_split_grid(unsigned sms, uint32_t m, uint32_t n, uint32_t k,
-		       const mmagen_gemm_info *info, unsigned splits)
-{
-	uint64_t cl = info->cluster[0] ? info->cluster[0] : 1;
-	uint64_t rows = ((uint64_t)m + info->tile_m - 1) / info->tile_m;
-	uint64_t kblocks = ((uint64_t)k + info->tile_k - 1) / info->tile_k;
-	uint64_t s = splits < 1 ? 1 : splits < kblocks ? splits : kblocks;
-	uint64_t units = (rows + cl - 1) / cl * (((uint64_t)n + info->tile_n - 1) / info->tile_n) * s;
-	uint64_t most = sms ? sms / cl : INT32_MAX / cl;
-	if (most < 1)
-		most = 1;
-	return (unsigned)((units < most ? units : most) * cl);
 }
 
 /* ---- operands on disk ---- */

@@ -15,14 +15,14 @@ echo "seed $seed"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-# SECTIONS="mixes tiles layouts split pingpong stores mmasync saveload" (default:
+# SECTIONS="mixes tiles layouts split pingpong stores mmasync shapes saveload" (default:
 # all) runs only those parts; "stores" counts the D store paths of the
 # parts run before it
 want() { [ -z "${SECTIONS:-}" ] && return 0; case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 for s in ${SECTIONS:-}; do
 	case $s in
-	mixes | tiles | layouts | split | pingpong | stores | mmasync | saveload) ;;
-	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split pingpong stores mmasync saveload" >&2; exit 2 ;;
+	mixes | tiles | layouts | split | pingpong | stores | mmasync | shapes | saveload) ;;
+	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split pingpong stores mmasync shapes saveload" >&2; exit 2 ;;
 	esac
 done
 step() {
@@ -442,6 +442,28 @@ else
 	fail=$((fail + 1)); echo "FAIL: --save then --load (s4 x u4 -> s32) did not give the same D"
 fi
 
+fi
+
+# Shapes as cuBLAS takes them (dense operands: lda = K, ldd = N): odd N,
+# M = 1, K = 1, K and N not multiples of 8 (rows not 16-byte multiples):
+# libmmart's launcher stages what the kernel cannot read in place
+if want shapes; then
+	for t in "bf16 bf16 bf16" "f16 f16 f32" "tf32 tf32 f32" "e4m3 e5m2 bf16" "s8 u8 s32"; do
+		set -- $t
+		for shape in "1 1 1" "1 257 64" "77 9 1" "129 255 100 --beta 1" "333 131 333 --alpha 0.5 --beta -1" "2000 1001 77"; do
+			# shellcheck disable=SC2086
+			step --a "$1" --b "$2" --out "$3" --m ${shape%% *} --n $(echo "$shape" | cut -d' ' -f2) \
+				--k $(echo "$shape" | cut -d' ' -f3) $(echo "$shape" | cut -d' ' -f4-)
+		done
+	done
+	for shape in "1 9 7" "100 33 77 --beta 1"; do
+		# shellcheck disable=SC2086
+		step --a bf16 --b bf16 --out bf16 --path mma.sync --m ${shape%% *} \
+			--n $(echo "$shape" | cut -d' ' -f2) --k $(echo "$shape" | cut -d' ' -f3) \
+			$(echo "$shape" | cut -d' ' -f4-)
+	done
+	step --a bf16 --b bf16 --out bf16 --layout nn --m 13 --n 9 --k 21
+	step --a f16 --b f16 --out f16 --layout nt --path mma.sync --m 13 --n 9 --k 24
 fi
 
 if want saveload; then

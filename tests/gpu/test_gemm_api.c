@@ -240,6 +240,10 @@ int main(int argc, char **argv)
 		  MMAGEN_GEMM_PATH_MMA_SYNC },
 		{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 0, 64, 40, 50, 1, 0, 0, 0, 0, 1, 0,
 		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, MMAGEN_GEMM_NN, 13, 9, 21, 0, 0, 0, 0, 0, 1, 0,
+		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, MMAGEN_GEMM_NT, 30, 17, 40, 3, 0, 1, 1, 0, 1, 1,
+		  MMAGEN_GEMM_PATH_MMA_SYNC },
 		/* large enough for split-K or several waves */
 		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 64, 1024, 8192, 0, 0, 0, 0, 0, 1, 0, 0 },
 	};

@@ -8,7 +8,7 @@
  * tiny interpreter of the u32 instructions they use (mul, mad, div, rem,
  * min, max, add, sub, shl, shr, and, or, xor, mov, setp, selp, ld.param;
  * for split-K's addresses also mul.wide, mul.lo.u64, add.u64).  Then every
- * CTA of the grid run gemm launches (rg_grid) walks tile blockIdx (or
+ * CTA of the grid libmmart's launcher gives (mmart_gemm_plan) walks tile blockIdx (or
  * clusterid), + gridDim, ... as the kernel does, and the output tiles it
  * visits must cover each tile of M x N exactly once.  A register written
  * by anything the interpreter does not know is poisoned: reading it fails
@@ -29,12 +29,14 @@
  * and K slice maps of producer and consumers, and the reduction's slot
  * and counter addresses, run for every unit of every CTA.
  *
- * The tensor maps: rg_tensor_descs (what run gemm encodes) against the
- * JSON manifest's dims, boxes, swizzle and element sizes, and the driver's
- * rules (mmart_tensor_desc_check). */
+ * The tensor maps: what libmmart's GEMM launcher plans from the kernel's
+ * ABI text (mmart_gemm_plan) against the JSON manifest's dims, boxes,
+ * swizzle and element sizes, and the driver's rules
+ * (mmart_tensor_desc_check). */
 #include "mmagen.h"
 #include "mmart.h"
 #include "run_gemm.h"
+#include "gemm.h"          /* libmmart's launcher (runtime/gemm.h) */
 #include "check.h"
 
 #include <ctype.h>
@@ -585,6 +587,38 @@ static int origin_of(const struct kernel *k, struct machine *mc, uint32_t tile,
 	return mc->error ? -1 : 0;
 }
 
+/* The persistent grid libmmart's launcher gives such a kernel (its
+ * mmart_gemm_plan, on an ABI of this tile and cluster). */
+static unsigned launcher_grid(unsigned sms, uint32_t m, uint32_t n, unsigned bm, unsigned bn,
+			      unsigned cluster)
+{
+	struct gemm_abi abi;
+	struct gemm_launch l;
+	mmart_gemm_args args;
+
+	memset(&abi, 0, sizeof abi);
+	abi.path = GP_WGMMA;
+	strcpy(abi.a.type, "bf16");
+	strcpy(abi.b.type, "bf16");
+	strcpy(abi.out.type, "bf16");
+	abi.a.bits = abi.b.bits = abi.out.bits = 16;
+	abi.tile_m = bm;
+	abi.tile_n = bn;
+	abi.tile_k = 64;
+	abi.cluster[0] = cluster;
+	abi.cluster[1] = abi.cluster[2] = 1;
+	abi.persistent = 1;
+	abi.ab_align = abi.ab_pitch = 16;
+	abi.k_multiple = abi.mn_multiple = abi.cd_ld = 1;
+	abi.cd_align = 4;
+	mmart_gemm_args_init(&args);
+	args.m = m;
+	args.n = n;
+	args.k = 64;
+	args.a = args.b = args.d = 1u << 20;
+	return mmart_gemm_plan(&abi, (int)sms, &args, &l) ? 0 : l.grid[0];
+}
+
 /* Every CTA of the grid walks its tiles; each output tile must be
  * visited exactly once, and a visit outside M x N may only be a
  * cluster's second CTA below the last tile row.  0 or -1 with why. */
@@ -592,7 +626,7 @@ static int cover(const struct kernel *k, uint32_t m, uint32_t n, unsigned bm, un
 		 unsigned cluster, unsigned sms, char *why, size_t wn)
 {
 	uint32_t rows = (m + bm - 1) / bm, cols = (n + bn - 1) / bn;
-	unsigned grid = rg_grid(sms, m, n, bm, bn, cluster);
+	unsigned grid = launcher_grid(sms, m, n, bm, bn, cluster);
 	unsigned char *seen = calloc((size_t)rows * cols, 1);
 	unsigned char *stored = calloc((size_t)m * cols, 1);   /* row x tile column */
 	struct machine mc = { .m = m, .n_ = n, .k = 64 };
@@ -1578,11 +1612,6 @@ static uint64_t dim_of(const char *d, uint32_t m, uint32_t n, uint32_t k)
 	return !strcmp(d, "M") ? m : !strcmp(d, "N") ? n : !strcmp(d, "K") ? k : 0;
 }
 
-static unsigned swizzle_bytes(mmart_tensor_swizzle s)
-{
-	return s == MMART_SWIZZLE_128B ? 128 : s == MMART_SWIZZLE_64B ? 64 : s == MMART_SWIZZLE_32B ? 32 : 0;
-}
-
 static void test_maps(void)
 {
 	static const struct { mmagen_type a, b, out; unsigned tile_n, cluster; } kinds[] = {
@@ -1595,63 +1624,83 @@ static void test_maps(void)
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
 		mmagen_gemm_request r = req(kinds[i].a, kinds[i].out, kinds[i].tile_n, 0, kinds[i].cluster);
 		r.b = kinds[i].b;
-		mmagen_gemm_info info = { .size = sizeof info };
-		char *json = NULL;
+		char *json = NULL, *text = NULL;
 		struct jmap ja, jb, jd;
+		struct gemm_abi abi;
 		const char *tn = mmagen_type_name(kinds[i].a);
-		if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &json, NULL)) {
+		if (mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &json, NULL) ||
+		    mmagen_gemm_emit(&r, MMAGEN_FMT_ABI, &text, NULL)) {
 			fail("maps %s: %s", tn, mmagen_last_error());
 			continue;
 		}
 		CHECK(!json_map(json, "tensor_a", &ja) && !json_map(json, "tensor_b", &jb) &&
 		      !json_map(json, "tensor_d", &jd), "maps %s: the manifest's three maps", tn);
+		if (mmart_gemm_abi_parse(text, &abi)) {
+			fail("maps %s: the ABI does not parse: %s", tn, mmart_last_error());
+			goto next;
+		}
+		const unsigned *box[3] = { abi.box_a, abi.box_b, abi.box_d };
+		const struct jmap *jm[3] = { &ja, &jb, &jd };
+		unsigned eb[3] = { rg_elem_bytes(kinds[i].a), rg_elem_bytes(kinds[i].b),
+				   rg_elem_bytes(kinds[i].out) };
+		for (int o = 0; o < 3; o++)
+			CHECK(box[o][0] == jm[o]->box[0] && box[o][1] == jm[o]->box[1] &&
+			      abi.swizzle == jm[o]->swizzle && jm[o]->elem_bytes == eb[o],
+			      "maps %s operand %d: the ABI's box {%u, %u} and the manifest's {%u, %u}", tn, o,
+			      box[o][0], box[o][1], jm[o]->box[0], jm[o]->box[1]);
 		for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
 			uint32_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
-			struct rg_problem p = { .a = kinds[i].a, .b = kinds[i].b, .out = kinds[i].out,
-						.m = m, .n = n, .k = k, .alpha = 1 };
-			mmart_tensor_desc d[3];
-			int d_tma = -1;
-			if (rg_check_problem(&p))
-				continue;       /* a problem the kernel refuses: not this test's */
 			/* D 16-byte aligned or not */
 			for (uint64_t dbase = 0x10000; dbase <= 0x10004; dbase += 4) {
-				CHECK(!rg_tensor_descs(&p, &info, 0x7f0000000000ull, 0x7f1000000000ull, dbase, d,
-						       &d_tma), "maps %s: %s", tn, rg_error());
-				const struct jmap *jm[3] = { &ja, &jb, &jd };
-				unsigned eb[3] = { rg_elem_bytes(p.a), rg_elem_bytes(p.b), rg_elem_bytes(p.out) };
-				int want_d = jd.box[0] && dbase % 16 == 0 && (uint64_t)n * eb[2] % 16 == 0;
-				CHECK(d_tma == want_d, "maps %s %ux%ux%u D at %#llx: d_tma %d", tn, m, n, k,
-				      (unsigned long long)dbase, d_tma);
-				for (int o = 0; o < (d_tma ? 3 : 2); o++) {
+				mmart_gemm_args args;
+				struct gemm_launch l;
+				mmart_gemm_args_init(&args);
+				args.m = m;
+				args.n = n;
+				args.k = k;
+				args.a = 0x7f0000000000ull;
+				args.b = 0x7f1000000000ull;
+				args.d = dbase;
+				if (mmart_gemm_plan(&abi, 132, &args, &l)) {
+					fail("maps %s %ux%ux%u: %s", tn, m, n, k, mmart_last_error());
+					continue;
+				}
+				/* D not aligned to pairs is staged (into an aligned
+				 * buffer, 16-byte pitch) */
+				int d_staged = dbase % (2 * eb[2]) != 0;
+				int want_d = jd.box[0] && (d_staged || dbase % 16 == 0) &&
+					     (uint64_t)n * eb[2] % 16 == 0;
+				CHECK(l.d_tma == want_d, "maps %s %ux%ux%u D at %#llx: d_tma %d", tn, m, n, k,
+				      (unsigned long long)dbase, l.d_tma);
+				/* dense operands whose rows are 16-byte multiples are read
+				 * in place; the others are staged to 16-byte pitches */
+				const uint64_t *dims[3] = { l.dims_a, l.dims_b, l.dims_d };
+				const uint64_t pitch[3] = { l.pitch_a, l.pitch_b, l.pitch_d };
+				const struct gemm_view *v[3] = { &l.a, &l.b, &l.d };
+				for (int o = 0; o < (l.d_tma ? 3 : 2); o++) {
 					uint64_t d0 = dim_of(jm[o]->dim[0], m, n, k), d1 = dim_of(jm[o]->dim[1], m, n, k);
-					CHECK(d[o].rank == 2 && d[o].dims[0] == d0 && d[o].dims[1] == d1 &&
-					      d[o].strides[0] == d0 * eb[o] && d[o].box[0] == jm[o]->box[0] &&
-					      d[o].box[1] == jm[o]->box[1] &&
-					      swizzle_bytes(d[o].swizzle) == jm[o]->swizzle &&
-					      mmart_tensor_dtype_size(d[o].dtype) == jm[o]->elem_bytes &&
-					      jm[o]->elem_bytes == eb[o] && d[o].oob_fill == MMART_OOB_ZERO,
-					      "maps %s %ux%ux%u operand %d: dims {%llu, %llu} stride %llu box {%u, %u}",
-					      tn, m, n, k, o, (unsigned long long)d[o].dims[0],
-					      (unsigned long long)d[o].dims[1], (unsigned long long)d[o].strides[0],
-					      d[o].box[0], d[o].box[1]);
-					CHECK(mmart_tensor_desc_check("X", &d[o]) == MMART_OK,
+					uint64_t want_pitch = v[o]->staged ? (d0 * eb[o] + 15) / 16 * 16 : d0 * eb[o];
+					CHECK(dims[o][0] == d0 && dims[o][1] == d1 && pitch[o] == want_pitch &&
+					      v[o]->staged == (o < 2 ? d0 * eb[o] % 16 != 0 : d_staged),
+					      "maps %s %ux%ux%u operand %d: dims {%llu, %llu} pitch %llu staged %d",
+					      tn, m, n, k, o, (unsigned long long)dims[o][0],
+					      (unsigned long long)dims[o][1], (unsigned long long)pitch[o],
+					      v[o]->staged);
+					mmart_tensor_desc d = {
+						.dtype = MMART_TENSOR_U8, .rank = 2, .addr = 0x7f2000000000ull,
+						.dims = { dims[o][0] * eb[o], dims[o][1] },
+						.strides = { pitch[o] }, .box = { box[o][0] * eb[o], box[o][1] },
+						.elem_strides = { 1, 1 }, .swizzle = MMART_SWIZZLE_128B,
+					};
+					CHECK(mmart_tensor_desc_check("X", &d) == MMART_OK,
 					      "maps %s %ux%ux%u operand %d: %s", tn, m, n, k, o, mmart_last_error());
 				}
 			}
 		}
+next:
 		mmagen_free(json);
+		mmagen_free(text);
 	}
-	/* a manifest the runner has not learnt is refused, not encoded */
-	struct rg_problem p = { .a = MMAGEN_BF16, .b = MMAGEN_BF16, .out = MMAGEN_BF16, .m = 64, .n = 64,
-				.k = 64, .alpha = 1 };
-	mmagen_gemm_info info = { .size = sizeof info };
-	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, 0, 0, 1);
-	mmart_tensor_desc d[3];
-	int d_tma;
-	mmagen_gemm_info_of(&r, &info);
-	info.swizzle = 64;
-	CHECK(rg_tensor_descs(&p, &info, 0, 0, 0, d, &d_tma) == -1 && strstr(rg_error(), "swizzle"),
-	      "a 64-byte swizzle is refused: %s", rg_error());
 }
 
 int main(void)

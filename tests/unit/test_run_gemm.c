@@ -58,19 +58,18 @@ static void test_rules(void)
 	big = problem(MMAGEN_BF16, MMAGEN_BF16, 1u << 20, 1u << 26, 64);
 	CHECK(rg_check_problem(&big) == -1 && strstr(rg_error(), "D would take"), "D: %s",
 	      rg_error());
+	/* shapes as cuBLAS takes them: rows not 16-byte multiples and odd N
+	 * run (libmmart's launcher stages what the kernel cannot read) */
 	p.k = 20;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 2 = 40 bytes") &&
-	      strstr(rg_error(), "use K = 16 or 24"), "K = 20: %s", rg_error());
-	p.k = 4;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 8") &&
-	      !strstr(rg_error(), " or "), "K = 4: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "K = 20: %s", rg_error());
+	p.k = 1;
+	CHECK(rg_check_problem(&p) == 0, "K = 1: %s", rg_error());
 	p.k = 8;
 	CHECK_EXPR(rg_check_problem(&p) == 0);
 	p.n = 7;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "D: ldd = N = 7 is odd") &&
-	      strstr(rg_error(), "use N = 6 or 8"), "N = 7: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "N = 7: %s", rg_error());
 	p.n = 1;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use N = 2"), "N = 1: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "N = 1: %s", rg_error());
 	p.n = 8;
 	p.m = 1;
 	CHECK_EXPR(rg_check_problem(&p) == 0);        /* M = 1, N = 8, K = 8 */
@@ -88,29 +87,21 @@ static void test_rules(void)
 	CHECK_EXPR(rg_check_problem(&p) == 0);
 	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 128 && rg_bytes(&p, 'D') == 16);
 	p.k = 6;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 4 = 24 bytes") &&
-	      strstr(rg_error(), "multiple of 4: use K = 4 or 8"), "tf32 K = 6: %s", rg_error());
-	p.k = 2;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 4") &&
-	      !strstr(rg_error(), " or "), "tf32 K = 2: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "tf32 K = 6: %s", rg_error());
 	/* 8-bit types: 1-byte elements, K a multiple of 16, mixes */
 	p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F16, 1, 8, 16);
 	CHECK_EXPR(rg_check_problem(&p) == 0);
 	CHECK_EXPR(rg_bytes(&p, 'A') == 16 && rg_bytes(&p, 'B') == 128 && rg_bytes(&p, 'C') == 16);
 	p.k = 8;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "A: row stride K * 1 = 8 bytes") &&
-	      strstr(rg_error(), "multiple of 16: use K = 16") && !strstr(rg_error(), " or "),
-	      "e4m3 K = 8: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "e4m3 K = 8: %s", rg_error());
 	p = mixed(MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 333, 258, 1000);
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "use K = 992 or 1008"),
-	      "s8 K = 1000: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "s8 K = 1000: %s", rg_error());
 	p.k = 1008;
 	CHECK_EXPR(rg_check_problem(&p) == 0);
 	CHECK_EXPR(rg_bytes(&p, 'A') == 333 * 1008 && rg_bytes(&p, 'B') == 258 * 1008 &&
 		   rg_bytes(&p, 'D') == 333 * 258 * 4);
 	p.n = 9;
-	CHECK(rg_check_problem(&p) == -1 && strstr(rg_error(), "D: ldd = N = 9 is odd"),
-	      "s32 N = 9: %s", rg_error());
+	CHECK(rg_check_problem(&p) == 0, "s32 N = 9: %s", rg_error());
 	/* the accumulation classes */
 	CHECK_EXPR(rg_class_of(MMAGEN_BF16) == RG_F32ACC && rg_class_of(MMAGEN_F16) == RG_F32ACC &&
 		   rg_class_of(MMAGEN_TF32) == RG_F32ACC && rg_class_of(MMAGEN_E4M3) == RG_FP8 &&
@@ -692,29 +683,6 @@ static void test_sample(void)
 	free(idx);
 }
 
-static void test_grid(void)
-{
-	CHECK_EXPR(rg_grid(132, 8192, 8192, 128, 256, 1) == 132);
-	CHECK_EXPR(rg_grid(132, 8192, 8192, 128, 256, 2) == 132);
-	CHECK_EXPR(rg_grid(133, 8192, 8192, 128, 256, 2) == 132);   /* whole clusters */
-	CHECK_EXPR(rg_grid(132, 1, 8, 128, 256, 1) == 1);
-	CHECK_EXPR(rg_grid(132, 1, 8, 128, 256, 2) == 2);           /* one cluster */
-	CHECK_EXPR(rg_grid(132, 333, 258, 128, 256, 1) == 6);       /* 3 x 2 tiles */
-	CHECK_EXPR(rg_grid(132, 333, 258, 128, 256, 2) == 8);       /* 2 x 2 pairs */
-	CHECK_EXPR(rg_grid(0, 1024, 1024, 128, 256, 1) == 32);      /* unknown SMs */
-	CHECK_EXPR(rg_grid(1, 1024, 1024, 128, 256, 2) == 2);
-	/* split-K: tiles x min(S, K blocks) units (tile 128 x 256 x 64) */
-	mmagen_gemm_info i = { .size = sizeof i, .tile_m = 128, .tile_n = 256, .tile_k = 64,
-			       .cluster = { 1, 1, 1 } };
-	CHECK_EXPR(rg_split_grid(132, 16, 4096, 4096, &i, 8) == 128);     /* 16 x 8 */
-	CHECK_EXPR(rg_split_grid(132, 16, 4096, 4096, &i, 9) == 132);     /* 144 */
-	CHECK_EXPR(rg_split_grid(132, 333, 258, 100, &i, 5) == 12);       /* 6 x 2 K blocks */
-	CHECK_EXPR(rg_split_grid(132, 1, 8, 8, &i, 256) == 1);            /* one K block */
-	i.cluster[0] = 2;
-	CHECK_EXPR(rg_split_grid(132, 333, 258, 4096, &i, 3) == 24);      /* 2 x 2 pairs x 3 */
-	CHECK_EXPR(rg_split_grid(0, 16, 4096, 4096, &i, 8) == 256);       /* unknown SMs */
-}
-
 static int write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -1243,7 +1211,6 @@ int main(void)
 	test_4bit_reference();
 	test_4bit_save_load();
 	test_sample();
-	test_grid();
 	test_save_load();
 	return check_summary();
 }
