@@ -94,8 +94,8 @@ static int parse_line(const char *key, const char *rest, struct gemm_abi *a)
 		return parse_operand(rest, &a->a, 1);
 	if (!strcmp(key, "b"))
 		return parse_operand(rest, &a->b, 1);
-	if (!strcmp(key, "out"))
-		return parse_operand(rest, &a->out, 0);
+	if (!strcmp(key, "out"))       /* C and D: whole bytes */
+		return parse_operand(rest, &a->out, 0) || a->out.bits < 8 ? -1 : 0;
 	if (!strcmp(key, "scales"))
 		return sscanf(rest, "%15s %u", a->stype, &a->scale_block) == 2 ? 0 : -1;
 	if (!strcmp(key, "block"))
@@ -205,6 +205,9 @@ mmart_status mmart_gemm_abi_parse(const char *text, struct gemm_abi *out)
 		a.cluster[0] = a.cluster[1] = a.cluster[2] = 1;
 	if (a.path == GP_WGMMA && (!a.box_a[0] || !a.box_b[0] || a.swizzle != 128))
 		return BAD("GEMM ABI: a wgmma kernel needs tmap a, tmap b and swizzle 128");
+	if (a.split != GS_NONE && (a.split == GS_TAIL) != a.persistent)
+		return BAD("GEMM ABI: split tail goes with grid persistent, split slots and z with "
+			   "grid tiles");
 	if ((a.split == GS_TAIL || a.split == GS_SLOTS) && !a.ws_slot)
 		return BAD("GEMM ABI: a split-K kernel needs its workspace line");
 	*out = a;
@@ -223,12 +226,28 @@ static uint64_t round_up(uint64_t a, uint64_t b)
 	return ceil_div(a, b) * b;
 }
 
-/* Staging buffers start 256-byte aligned (the allocation is). */
-static uint64_t take(uint64_t *top, uint64_t bytes)
+/* Buffers stay below 2^62 bytes: no device has that much, and sums and
+ * products of larger sizes would wrap. */
+#define BYTES_MAX (1ull << 62)
+
+/* *out = a * b * c: 0, or -1 past BYTES_MAX */
+static int bytes_of(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 {
-	uint64_t at = round_up(*top, 256);
-	*top = at + bytes;
-	return at;
+	if ((b && a > BYTES_MAX / b) || (c && a * b > BYTES_MAX / c))
+		return -1;
+	*out = a * b * c;
+	return 0;
+}
+
+/* Staging buffers start 256-byte aligned (the allocation is), back to
+ * back: 0, or -1 past BYTES_MAX. */
+static int take(uint64_t *top, uint64_t bytes, uint64_t *at)
+{
+	*at = round_up(*top, 256);
+	if (bytes > BYTES_MAX || *at + bytes > BYTES_MAX)
+		return -1;
+	*top = *at + bytes;
+	return 0;
 }
 
 /* A or B: stored `outer` lines of `inner` elements with leading dimension
@@ -279,7 +298,10 @@ static mmart_status plan_ab(const struct gemm_abi *abi, char name, const struct 
 	v->height = outer;
 	v->pitch = round_up(inner_k * eb, abi->ab_pitch > 16 ? abi->ab_pitch : 16);
 	v->bytes = v->pitch * outer_k;
-	v->addr = take(top, v->bytes);
+	if (take(top, v->bytes, &v->addr))
+		return BAD("%c: its staged copy (%llu bytes) passes 2^62 bytes of staging; pass a "
+			   "base and ld%c the kernel reads as they are", name,
+			   (unsigned long long)v->bytes, name + 32);
 	v->ld = v->pitch / eb;
 	return MMART_OK;
 }
@@ -311,7 +333,10 @@ static mmart_status plan_cd(const struct gemm_abi *abi, char name, uint64_t addr
 	v->height = m;
 	v->pitch = round_up((uint64_t)n * eb, 16);
 	v->bytes = v->pitch * m;
-	v->addr = take(top, v->bytes);
+	if (take(top, v->bytes, &v->addr))
+		return BAD("%c: its staged copy (%llu bytes) passes 2^62 bytes of staging; pass a "
+			   "base and ld%c the kernel reads as they are", name,
+			   (unsigned long long)v->bytes, name + 32);
 	v->ld = v->pitch / eb;
 	return MMART_OK;
 }
@@ -395,8 +420,10 @@ mmart_status mmart_gemm_plan(const struct gemm_abi *abi, int sms, const mmart_ge
 		if (abi->split == GS_TAIL) {
 			uint64_t T = ceil_div(rows, cl) * cols, G = l.grid[0] / cl;
 			uint64_t tiles = (T - T / G * G) * cl;
-			l.ws_bytes = tiles * l.splits * abi->ws_slot;
-			l.ctr_bytes = tiles * abi->ctr_per_tile;
+			if (bytes_of(tiles, l.splits, abi->ws_slot, &l.ws_bytes) ||
+			    bytes_of(tiles, 1, abi->ctr_per_tile, &l.ctr_bytes))
+				return BAD("the split-K buffers of %llu tiles x %u K slices pass 2^62 "
+					   "bytes; use fewer slices", (unsigned long long)tiles, l.splits);
 		}
 	} else {
 		uint64_t tiles = rows * cols;
@@ -412,8 +439,11 @@ mmart_status mmart_gemm_plan(const struct gemm_abi *abi, int sms, const mmart_ge
 			if (tiles * abi->splits >= (1ull << 32))
 				return BAD("%llu tiles x %u K slices reach 2^32 workspace slots; use a larger tile or fewer slices",
 					   (unsigned long long)tiles, abi->splits);
-			l.ws_bytes = tiles * abi->splits * abi->ws_slot;
-			l.ctr_bytes = tiles * abi->ctr_per_tile;
+			if (bytes_of(tiles, abi->splits, abi->ws_slot, &l.ws_bytes) ||
+			    bytes_of(tiles, 1, abi->ctr_per_tile, &l.ctr_bytes))
+				return BAD("the split-K buffers of %llu tiles x %u K slices pass 2^62 "
+					   "bytes; use a larger tile or fewer slices",
+					   (unsigned long long)tiles, abi->splits);
 		}
 	}
 	/* tensor maps: dims innermost first */

@@ -135,3 +135,12 @@ write('cache', 'empty', b'')
 # tf32 at M 1, the mma.sync path on sm_80/sm_89/sm_90 (bf16, e4m3, s4 x
 # u4), sm_120a nvfp4 / mxfp6 / f8f6f4, 2^32-1 sizes, types no GEMM takes,
 # and inputs too short to fill every field.
+
+# ---- gemm_abi: an ABI text, then (after a NUL) the launches' bytes ----
+# These seeds come from the CLI, not from this script: `mmagen gemm
+# --format abi` for sm_90a bf16 (with launch bytes appended: sm90-bf16-
+# launches), split-K 3 / auto / FP8 split 5, e4m3 D (d_scale), layouts nn,
+# nt, tt; the mma.sync path with split slots (sm_90a bf16, sm_80 s8);
+# sm_120a mxfp8 and nvfp4; by hand a `split z` and an unknown parameter;
+# a text cut short; and the fuzzer's findings in runtime/gemm_abi.c
+# (staging-wraps, counters-wrap, out-4-bits, tail-on-tiles).

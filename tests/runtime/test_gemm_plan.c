@@ -443,7 +443,21 @@ static void test_reject(void)
 	t = edit(good, pm, many, 1);
 	REFUSED(t, pm + 32 - (pm - p1), "param m");
 	free(t);
-	/* a wgmma kernel without its tensor maps; no params at all */
+	/* C and D of sub-byte elements (no plan could stage them) */
+	t = edit(good, line_of(good, "out "), "out e2m1 4", 0);
+	REFUSED(t, line_of(good, "out "), "out e2m1 4");
+	free(t);
+	/* a split that does not go with the grid: tail with tiles, slots
+	 * and z with a persistent grid */
+	t = edit(good, line_of(good, "split "), "split tail 2\nworkspace 131072 8", 0);
+	char *t2 = edit(t, line_of(t, "grid "), "grid tiles", 0);
+	REFUSED(t2, 0, "grid persistent");
+	free(t);
+	free(t2);
+	t = edit(good, line_of(good, "split "), "split z 2", 0);
+	REFUSED(t, 0, "grid tiles");
+	free(t);
+	/* a wgmma kernel without its tensor maps */
 	t = edit(good, line_of(good, "tmap a"), NULL, 0);
 	REFUSED(t, 0, "tmap a");
 	free(t);
@@ -705,6 +719,10 @@ static void test_plan_wgmma(void)
 	if (PLAN(abi, 132, &a, &l))
 		CHECK(l.k == 0x7fffffffu && l.a.staged && l.a.pitch == 0x100000000ull,
 		      "K = 2^31-1: k %u, A pitch %llu", l.k, (unsigned long long)l.a.pitch);
+	/* staging that would pass 2^62 bytes (sums that would wrap 2^64) */
+	a = args_of(0x7fffffffu, 0x7fffffffu, 0x7fffffffu);
+	a.ldd = 0x80000001u;
+	PLAN_BAD(abi, &a, "2^62", NULL);
 	a = args_of(64, 64, 64);
 	a.a = 0;
 	PLAN_BAD(abi, &a, "A", "0");
@@ -952,6 +970,14 @@ static void test_plan_split_tail(void)
 		a = args_of(1000, 3000, 8192);
 		a.splits = 257;
 		PLAN_BAD(&k.p, &a, "splits = 257", "256");
+		/* buffers that would wrap 2^64: refused */
+		struct gemm_abi big = k.p;
+		big.ws_slot = 1ull << 60;
+		a.splits = 16;
+		PLAN_BAD(&big, &a, "2^62", NULL);
+		big = k.p;
+		big.ctr_per_tile = ~0ull;
+		PLAN_BAD(&big, &a, "2^62", NULL);
 		kern_free(&k);
 	}
 }
