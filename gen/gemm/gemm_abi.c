@@ -78,9 +78,10 @@ static const struct gemm_param params_sm120[] = {
 static const char *const kind_names[] = { "tmap", "u64", "u32", "f32" };
 static const char *const json_kinds[] = { "tensor_map", "u64", "u32", "f32" };
 
+/* sm_120a's kernel: the one GEMM of the sm_12x targets (gemm.c) */
 static int is_sm120_plan(const struct gemm_plan *g)
 {
-	return g->sv || g->bits == 4 || !strncmp(mmagen_target_name(g->req.target), "sm_12", 5);
+	return !strncmp(mmagen_target_name(g->req.target), "sm_12", 5);
 }
 
 static int fp8(mmagen_type t)
