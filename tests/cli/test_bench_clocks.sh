@@ -25,7 +25,7 @@ words() { awk '{ print $1 }' "$tmp/out" | tr '\n' ' '; }
 
 bench "$nvml" "$lt" s8 s32
 check '[ $rc -eq 0 ]' "with cuBLASLt: exit $rc: $(cat "$tmp/err")"
-check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D " ]' "with cuBLASLt: lines $(words)"
+check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D host " ]' "with cuBLASLt: lines $(words)"
 # the fake's clock steps 1400, 1500, 1600: any median lies in 1400-1600;
 # its bursts last milliseconds, so they are flagged
 check 'grep -Eq "^clocks    mmagen 1[456][0-9]{2} MHz, cuBLASLt 1[456][0-9]{2} MHz  \(NVML: median SM clock while each side.s timed launches ran; [0-9]+ and [0-9]+ samples; bursts under 0.2 s may run or read above the sustained clock: more --reps give longer ones\)$" "$tmp/out"' \
@@ -42,7 +42,7 @@ check 'grep -Eq "^clocks    mmagen 1[456][0-9]{2} MHz  \(NVML: median SM clock w
 
 bench /nonexistent/libnvidia-ml.so.1 "$lt" s8 s32
 check '[ $rc -eq 0 ]' "no NVML: exit $rc: $(cat "$tmp/err")"
-check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D " ]' "no NVML: lines $(words)"
+check '[ "$(words)" = "bench mmagen cuBLASLt ratio clocks D host " ]' "no NVML: lines $(words)"
 check 'grep -qx "clocks    not sampled: MMAGEN_LIBNVML=/nonexistent/libnvidia-ml.so.1: .*" "$tmp/out"' \
 	"no NVML: not sampled, and why"
 
