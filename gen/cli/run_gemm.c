@@ -81,8 +81,6 @@ struct gpu {
 	/* the kernel, launched through libmmart's GEMM launcher (its ABI:
 	 * parameters, grid, tensor maps, split-K buffers) */
 	mmart_gemm_kernel *kern;
-	void *fn;                     /* sm_120a: launched by hand (run gemm's
-				       * own launch120) */
 	mmagen_gemm_info info;
 	const struct rg_problem *p;
 	mmart_launch_config cfg;
@@ -98,8 +96,6 @@ struct gpu {
 	 * its workspace and counters) */
 	int split;
 	uint32_t splits;
-	/* sm_120a's launch (launch120) */
-	uint64_t ws, ctr;
 	/* --bench's clocks (NVML): the sampler, or NULL and why */
 	struct nvml_sampler *nvml;
 	char nvml_why[256];
@@ -1231,18 +1227,33 @@ static int sm120_request(const mmagen_gemm_request *r)
 	return r->quant || small;      /* (s4/u4 are the mma.sync path's) */
 }
 
+/* Through libmmart's launcher, as every other path (the kernel's ABI:
+ * a, b, sa, sb, d, c, m, n, k, lda, ldb, ldsa, ldsb, ldd, ldc, alpha,
+ * beta; one CTA per tile). */
 static int launch120(struct gpu *g, const struct dev_set *s)
 {
 	struct g120 *x = (struct g120 *)(void *)g;
 	const struct rg120_problem *p = x->p;
 	size_t i = (size_t)(s - g->sets);
-	uint64_t a = s->a, b = s->b, sa = x->sa[i], sb = x->sb[i], d = s->d, c = s->c;
-	uint32_t m = p->m, n = p->n, k = p->k, lda = p->lda, ldb = p->ldb, ldsa = p->ldsa;
-	uint32_t ldsb = p->ldsb, ldd = p->n, ldc = p->n;
-	float alpha = p->alpha, beta = p->beta;
-	void *params[] = { &a, &b, &sa, &sb, &d, &c, &m, &n, &k, &lda, &ldb, &ldsa, &ldsb,
-			   &ldd, &ldc, &alpha, &beta };
-	return mmart_launch_ex(g->ctx, g->fn, &g->cfg, params) ? rt_fail("launch") : 0;
+	mmart_gemm_args a;
+	mmart_gemm_args_init(&a);
+	a.m = p->m;
+	a.n = p->n;
+	a.k = p->k;
+	a.a = s->a;
+	a.b = s->b;
+	a.c = s->c;
+	a.d = s->d;
+	a.lda = p->lda;
+	a.ldb = p->ldb;
+	a.sa = x->sa[i];
+	a.sb = x->sb[i];
+	a.ldsa = p->ldsa;
+	a.ldsb = p->ldsb;
+	a.alpha = p->alpha;
+	a.beta = p->beta;
+	return mmart_gemm_kernel_launch(g->kern, &a, mmart_stream_handle(g->stream)) ?
+	       rt_fail("launch") : 0;
 }
 
 /* Set i to the device: D between `guard` poisoned bytes on each side, C
@@ -1497,6 +1508,7 @@ static int sm120_gpu(const mmagen_gemm_request *r, const struct run_gemm_opts *o
 		printf("ran gemm %s on a grid of %u x %u threads; --check compares D with the reference, --bench times it\n",
 		       what, g->cfg.grid[0], g->cfg.block[0]);
 out:
+	mmart_gemm_kernel_free(g->kern);
 	if (g->stream)
 		mmart_stream_destroy(g->ctx, g->stream);
 	mmart_close(g->ctx);
