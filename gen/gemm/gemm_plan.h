@@ -78,6 +78,15 @@ unsigned gemm_split_whole(unsigned tiles, unsigned grid);
 void gemm_split_range(unsigned unit, unsigned whole, unsigned slices, unsigned kblocks,
 		      unsigned *tile, unsigned *kbeg, unsigned *kcount);
 mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *g);
+/* gemm_plan.c: the grouped tile order of the one-CTA-per-tile paths
+ * (mma.sync, sm_120a) into slot `slot`: tile index `tile` -> its tile
+ * row tm and tile column tn, tiles going down `group` tile rows, then one
+ * tile column to the right (the last group has min(group, tiles_m -
+ * first row) rows).  The sm_90a persistent loop computes the same
+ * (emit_tile_origin in kernel_gemm_sm90.c) on the template's own
+ * registers, which the CPU replays read by name. */
+void gemm_emit_tile_order(struct kb *kb, const char *slot, unsigned group, kreg tile,
+			  kreg tiles_m, kreg tiles_n, kreg tm, kreg tn);
 /* kernel_gemm_sm90_split.c: the reduction, into the kernel builder of
  * gemm_emit_sm90 (acc: the final accumulators; spare: 32-bit registers
  * free to overwrite there (FP8's partial sums), .n 0 for none; row: the
