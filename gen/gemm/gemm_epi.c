@@ -1,6 +1,8 @@
-/* gemm_epi.c - epilogue pieces the GEMM generators share (the sm_90a
- * wgmma path and the warp-level mma.sync path): element addresses and
- * beta * C.  One copy, so a fix to how C is read lands on every path. */
+/* gemm_epi.c - the GEMM epilogue's per-element arithmetic (gemm_epi.h),
+ * one copy for the sm_90a wgmma path and the warp-level mma.sync path:
+ * alpha, beta * C, FP8 D's d_scale, the conversion to D's type and the
+ * stores; and element addresses.  A fix or a new step lands on every
+ * path. */
 #include "gemm_plan.h"
 
 unsigned gemm_log2u(unsigned v)
@@ -9,6 +11,22 @@ unsigned gemm_log2u(unsigned v)
 	while ((1u << l) < v)
 		l++;
 	return l;
+}
+
+int gemm_is_fp8(mmagen_type t)
+{
+	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
+}
+
+/* cvt's name of a pair of D's elements */
+static const char *pair_name(mmagen_type t)
+{
+	switch (t) {
+	case MMAGEN_E4M3: return "e4m3x2";
+	case MMAGEN_E5M2: return "e5m2x2";
+	case MMAGEN_BF16: return "bf16x2";
+	default: return "f16x2";
+	}
 }
 
 kreg gemm_elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize)
@@ -20,22 +38,61 @@ kreg gemm_elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned
 	return a;
 }
 
-void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off, kreg v)
+void gemm_epi_params(struct kb *kb, struct gemm_epi *e)
 {
-	gemm_c_apply(kb, c, gemm_c_value(kb, c, p, addr, off), v);
+	e->alpha = kb_reg(kb, K_F32);
+	e->beta = kb_reg(kb, K_F32);
+	e->has_c = kb_reg(kb, K_PRED);
+	ke(kb, "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
+	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
+	   e->alpha, e->beta, e->has_c, e->beta);
 }
 
-void gemm_c_apply(struct kb *kb, const struct gemm_c *c, kreg x, kreg v)
+void gemm_epi_params_out(struct kb *kb, struct gemm_epi *e)
 {
-	if (c->out == MMAGEN_S32)
-		ke(kb, "\tmad.lo.s32 $r, $r, $r, $r;\n", v, c->beta_i, x, v);
+	if (gemm_is_fp8(e->out)) {
+		e->d_scale = kb_reg(kb, K_F32);
+		ke(kb, "\tld.param.f32 $r, [pd_scale];\n", e->d_scale);
+	}
+	if (e->out == MMAGEN_S32) {
+		e->alpha_i = kb_reg(kb, K_B32);
+		e->beta_i = kb_reg(kb, K_B32);
+		ke(kb, "\tcvt.rzi.s32.f32 $r, $r;\n\tcvt.rzi.s32.f32 $r, $r;\n",
+		   e->alpha_i, e->alpha, e->beta_i, e->beta);
+	}
+}
+
+void gemm_epi_scale(struct kb *kb, const struct gemm_epi *e, kreg v, kreg acc)
+{
+	if (e->out == MMAGEN_S32)
+		ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", v, e->alpha_i, acc);
+	else if (e->acc == MMAGEN_S32)
+		ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n\tmul.f32 $r, $r, $r;\n", v, acc, v, e->alpha, v);
 	else
-		ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, c->beta, x, v);
+		ke(kb, "\tmul.f32 $r, $r, $r;\n", v, e->alpha, acc);
 }
 
-kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off)
+void gemm_epi_scale_f16x2(struct kb *kb, const struct gemm_epi *e, kreg v, kreg pair)
 {
-	mmagen_type t = c->out;
+	kreg lo = kb_reg(kb, K_B16), hi = kb_reg(kb, K_B16);
+	ke(kb, "\tmov.b32 {$r, $r}, $r;\n", lo, hi, pair);
+	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0), lo, kr_at(v, 0),
+	   e->alpha, kr_at(v, 0));
+	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 1), hi, kr_at(v, 1),
+	   e->alpha, kr_at(v, 1));
+}
+
+void gemm_c_apply(struct kb *kb, const struct gemm_epi *e, kreg x, kreg v)
+{
+	if (e->out == MMAGEN_S32)
+		ke(kb, "\tmad.lo.s32 $r, $r, $r, $r;\n", v, e->beta_i, x, v);
+	else
+		ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", v, e->beta, x, v);
+}
+
+kreg gemm_c_value(struct kb *kb, const struct gemm_epi *e, kreg p, kreg addr, unsigned off)
+{
+	mmagen_type t = e->out;
 	if (t == MMAGEN_S32) {
 		kreg x = kb_reg(kb, K_B32);
 		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.b32 $r, [$r+$u];\n", x, p, x, addr, off);
@@ -45,15 +102,14 @@ kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsi
 	ke(kb, "\tmov.f32 $r, 0f00000000;\n", x);
 	if (t == MMAGEN_F32) {
 		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, x, addr, off);
-	} else if (t == MMAGEN_E4M3 || t == MMAGEN_E5M2) {
+	} else if (gemm_is_fp8(t)) {
 		/* FP8 -> f16 (exact) -> f32 */
 		kreg h = kb_reg(kb, K_B16), w = kb_reg(kb, K_B32), lo = kb_reg(kb, K_B16),
 		     hi = kb_reg(kb, K_B16);
 		ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b8 $r, [$r+$u];\n"
 		       "\tcvt.rn.f16x2.$s $r, $r;\n\tmov.b32 {$r, $r}, $r;\n\tcvt.f32.f16 $r, $r;\n",
-		   h, p, h, addr, off, t == MMAGEN_E4M3 ? "e4m3x2" : "e5m2x2", w, h, lo, hi, w, x,
-		   lo);
-	} else if (t == MMAGEN_BF16 && !c->cvt_bf16) {
+		   h, p, h, addr, off, pair_name(t), w, h, lo, hi, w, x, lo);
+	} else if (t == MMAGEN_BF16 && !e->cvt_bf16) {
 		/* bf16 is the top half of an f32 (cvt.f32.bf16 needs sm_90) */
 		kreg w = kb_reg(kb, K_B32);
 		ke(kb, "\tmov.b32 $r, 0;\n\t@$r ld.global.u16 $r, [$r+$u];\n"
@@ -64,4 +120,66 @@ kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsi
 		   h, p, h, addr, off, t, x, h);
 	}
 	return x;
+}
+
+void gemm_epi_d_scale(struct kb *kb, const struct gemm_epi *e, kreg v)
+{
+	if (gemm_is_fp8(e->out))
+		ke(kb, "\tmul.f32 $r, $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0), kr_at(v, 0),
+		   e->d_scale, kr_at(v, 1), kr_at(v, 1), e->d_scale);
+}
+
+void gemm_epi_pair(struct kb *kb, const struct gemm_epi *e, kreg v, kreg a0, kreg a1,
+		   const struct gemm_epi_c *c)
+{
+	/* 1. alpha * acc */
+	if (e->acc == MMAGEN_F16) {
+		gemm_epi_scale_f16x2(kb, e, v, a0);
+	} else {
+		gemm_epi_scale(kb, e, kr_at(v, 0), a0);
+		gemm_epi_scale(kb, e, kr_at(v, 1), a1);
+	}
+	/* 2. + beta * C */
+	if (c)
+		for (unsigned i = 0; i < 2; i++) {
+			kreg x = c->x[i].n ? c->x[i] : gemm_c_value(kb, e, c->p[i], c->addr, c->off[i]);
+			gemm_c_apply(kb, e, x, kr_at(v, i));
+		}
+	/* 3. FP8 D: * d_scale */
+	gemm_epi_d_scale(kb, e, v);
+}
+
+void gemm_epi_cvt_pair(struct kb *kb, const struct gemm_epi *e, kreg dst, kreg lo, kreg hi)
+{
+	ke(kb, gemm_is_fp8(e->out) ? "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n"
+				   : "\tcvt.rn.$s.f32 $r, $r, $r;\n",
+	   pair_name(e->out), dst, hi, lo);
+}
+
+void gemm_epi_store(struct kb *kb, const struct gemm_epi *e, kreg p1, kreg ps, kreg addr,
+		    unsigned off, kreg v)
+{
+	mmagen_type out = e->out;
+	kreg v0 = kr_at(v, 0), v1 = kr_at(v, 1);
+	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
+		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n\t@$r st.global.b32 [$r+$u], $r;\n",
+		   p1, addr, off, v0, v1, ps, addr, off, v0);
+		return;
+	}
+	if (gemm_is_fp8(out)) {
+		/* the single value as a pair of itself; its low byte is v0 */
+		kreg h = kb_reg(kb, K_B16);
+		gemm_epi_cvt_pair(kb, e, h, v0, v1);
+		ke(kb, "\t@$r st.global.b16 [$r+$u], $r;\n", p1, addr, off, h);
+		h = kb_reg(kb, K_B16);
+		gemm_epi_cvt_pair(kb, e, h, v0, v0);
+		ke(kb, "\t@$r st.global.b8 [$r+$u], $r;\n", ps, addr, off, h);
+		return;
+	}
+	kreg w = kb_reg(kb, K_B32);
+	gemm_epi_cvt_pair(kb, e, w, v0, v1);
+	ke(kb, "\t@$r st.global.b32 [$r+$u], $r;\n", p1, addr, off, w);
+	kreg h = kb_reg(kb, K_B16);
+	ke(kb, "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n", out, h, v0, ps, addr,
+	   off, h);
 }

@@ -66,3 +66,17 @@ mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *
 	g->split = s == MMAGEN_GEMM_SPLIT_AUTO ? 0 : s;
 	return MMAGEN_OK;
 }
+
+void gemm_emit_tile_order(struct kb *kb, const char *slot, unsigned group, kreg tile,
+			  kreg tiles_m, kreg tiles_n, kreg tm, kreg tn)
+{
+	kreg per_group = kb_reg(kb, K_B32), grp = kb_reg(kb, K_B32), first = kb_reg(kb, K_B32);
+	kreg rows = kb_reg(kb, K_B32), in = kb_reg(kb, K_B32);
+	kb_at(kb, slot);
+	ke(kb, "\tmul.lo.u32 $r, $r, $u;\n\tdiv.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $u;\n"
+	       "\tsub.u32 $r, $r, $r;\n\tmin.u32 $r, $r, $u;\n\trem.u32 $r, $r, $r;\n"
+	       "\trem.u32 $r, $r, $r;\n\tadd.u32 $r, $r, $r;\n\tdiv.u32 $r, $r, $r;\n",
+	   per_group, tiles_n, group, grp, tile, per_group, first, grp, group,
+	   rows, tiles_m, first, rows, rows, group, in, tile, per_group,
+	   tm, in, rows, tm, tm, first, tn, in, rows);
+}

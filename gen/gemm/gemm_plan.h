@@ -7,6 +7,7 @@
 #define MMAGEN_GEMM_PLAN_H
 
 #include "kernel.h"
+#include "gemm_epi.h"
 
 #define GEMM_KERNEL_NAME "mmagen_gemm"
 
@@ -55,25 +56,7 @@ struct gemm_plan {
 	mmagen_type stype;
 };
 
-/* gemm_epi.c: epilogue pieces every GEMM generator shares */
-unsigned gemm_log2u(unsigned v);          /* ceil(log2 v) */
-/* Address of (row, col) in a row-major matrix at g with leading
- * dimension ld (elements of esize bytes), into a fresh register. */
-kreg gemm_elem_addr(struct kb *kb, kreg g, kreg row, kreg col, kreg ld, unsigned esize);
-/* v += beta * C(addr + off), C of type out read under p (0 when p is
- * false): f32/f16/bf16/e4m3/e5m2 in f32 arithmetic, s32 wrapping with
- * beta_i.  cvt_bf16: the target has cvt.f32.bf16 (sm_90 on); else bf16
- * is widened by a shift. */
-struct gemm_c {
-	mmagen_type out;
-	kreg beta, beta_i;
-	int cvt_bf16;
-};
-void gemm_add_c(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off, kreg v);
-/* the same in two halves: C's element at addr+off under p (0 where p is
- * false), as f32 (s32 for s32 D); then v += beta * that */
-kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsigned off);
-void gemm_c_apply(struct kb *kb, const struct gemm_c *c, kreg x, kreg v);
+/* gemm_epi.h: the epilogue's per-element arithmetic every path shares */
 
 /* kernel_gemm_sm90.c */
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g);
@@ -95,6 +78,15 @@ unsigned gemm_split_whole(unsigned tiles, unsigned grid);
 void gemm_split_range(unsigned unit, unsigned whole, unsigned slices, unsigned kblocks,
 		      unsigned *tile, unsigned *kbeg, unsigned *kcount);
 mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *g);
+/* gemm_plan.c: the grouped tile order of the one-CTA-per-tile paths
+ * (mma.sync, sm_120a) into slot `slot`: tile index `tile` -> its tile
+ * row tm and tile column tn, tiles going down `group` tile rows, then one
+ * tile column to the right (the last group has min(group, tiles_m -
+ * first row) rows).  The sm_90a persistent loop computes the same
+ * (emit_tile_origin in kernel_gemm_sm90.c) on the template's own
+ * registers, which the CPU replays read by name. */
+void gemm_emit_tile_order(struct kb *kb, const char *slot, unsigned group, kreg tile,
+			  kreg tiles_m, kreg tiles_n, kreg tm, kreg tn);
 /* kernel_gemm_sm90_split.c: the reduction, into the kernel builder of
  * gemm_emit_sm90 (acc: the final accumulators; spare: 32-bit registers
  * free to overwrite there (FP8's partial sums), .n 0 for none; row: the

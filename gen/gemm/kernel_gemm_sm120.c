@@ -733,6 +733,11 @@ mmagen_status gemm_emit_sm120(const struct gemm_plan *g, struct buf *out)
 	emit_body(&c);
 	kb_at(&kb, "epilogue");
 	emit_epilogue(&c);
+	/* the tile order (gemm_plan.c), its registers handed out last */
+	kreg tile = kb_slot_reg(&kb, "tile", K_B32), tiles_m = kb_slot_reg(&kb, "tiles_m", K_B32);
+	kreg tiles_n = kb_slot_reg(&kb, "tiles_n", K_B32), tm = kb_slot_reg(&kb, "tm", K_B32);
+	kreg tn = kb_slot_reg(&kb, "tn", K_B32);
+	gemm_emit_tile_order(&kb, "tile_order", g->group, tile, tiles_m, tiles_n, tm, tn);
 	return kb_render(&kb, out);
 }
 

@@ -625,10 +625,10 @@ static void emit_body(struct k80 *c)
 
 /* ---- the epilogue ---- */
 struct ep {
-	kreg gd, gc, ldd, ldc, alpha, beta, has_c, alpha_i, beta_i;
+	struct gemm_epi x;        /* the per-element arithmetic (gemm_epi.h) */
+	kreg gd, gc, ldd, ldc;
 	kreg row0, col0;
 	unsigned esize;
-	mmagen_type out;
 };
 
 static void emit_epilogue_setup(struct k80 *c, struct ep *e)
@@ -639,19 +639,9 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 	e->gc = frag_param_ptr(kb, "pc");
 	e->ldd = kb_reg(kb, K_B32);
 	e->ldc = kb_reg(kb, K_B32);
-	e->alpha = kb_reg(kb, K_F32);
-	e->beta = kb_reg(kb, K_F32);
-	e->has_c = kb_reg(kb, K_PRED);
-	ke(kb, "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
-	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
-	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
-	   e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
-	if (e->out == MMAGEN_S32) {
-		e->alpha_i = kb_reg(kb, K_B32);
-		e->beta_i = kb_reg(kb, K_B32);
-		ke(kb, "\tcvt.rzi.s32.f32 $r, $r;\n\tcvt.rzi.s32.f32 $r, $r;\n",
-		   e->alpha_i, e->alpha, e->beta_i, e->beta);
-	}
+	ke(kb, "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n", e->ldd, e->ldc);
+	gemm_epi_params(kb, &e->x);
+	gemm_epi_params_out(kb, &e->x);
 	/* the accumulator layout of m16n8: lane l holds rows l/4 (c0, c1)
 	 * and l/4 + 8 (c2, c3), columns 2 (l % 4) and +1 */
 	e->row0 = kb_reg(kb, K_B32);
@@ -663,22 +653,6 @@ static void emit_epilogue_setup(struct k80 *c, struct ep *e)
 	   e->col0, c->wn, e->col0, e->col0, c->n0, t, c->lane, t, t, e->col0, e->col0, t);
 }
 
-
-static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg addr,
-		       unsigned off, kreg v)
-{
-	mmagen_type out = e->out;
-	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
-		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n\t@$r st.global.b32 [$r+$u], $r;\n",
-		   p1, addr, off, kr_at(v, 0), kr_at(v, 1), ps, addr, off, kr_at(v, 0));
-		return;
-	}
-	kreg w = kb_reg(kb, K_B32), h = kb_reg(kb, K_B16);
-	ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\t@$r st.global.b32 [$r+$u], $r;\n"
-	       "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
-	   out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, kr_at(v, 1), kr_at(v, 0), p1, addr, off, w,
-	   out, h, kr_at(v, 0), ps, addr, off, h);
-}
 
 /* D through shared memory (STAGED_PITCH, STAGED_BAND: at the top).
  * Straight from the m16n8 accumulators a warp's store covers 8 rows of
@@ -698,23 +672,6 @@ static void store_vals(struct kb *kb, const struct ep *e, kreg p1, kreg ps, kreg
  * rows r and r + 1 eight banks apart: a half-warp's pairs (rows 4h..4h+3,
  * 4 lanes of 8 bytes each) fill the 32 banks once, and a row read back
  * is 256 consecutive bytes. */
-
-/* v = the staged 32-bit sums x (f32, or s32 for s32 accumulators) times
- * alpha, as f32 (s32 for s32 D) */
-static void staged_scale(struct k80 *c, const struct ep *e, kreg x, kreg v)
-{
-	struct kb *kb = c->kb;
-	for (unsigned i = 0; i < 2; i++) {
-		kreg r = kr_at(v, i);
-		if (e->out == MMAGEN_S32)
-			ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", r, e->alpha_i, kr_at(x, i));
-		else if (c->g->acc == MMAGEN_S32)
-			ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n\tmul.f32 $r, $r, $r;\n", r, kr_at(x, i), r,
-			   e->alpha, r);
-		else
-			ke(kb, "\tmul.f32 $r, $r, $r;\n", r, e->alpha, kr_at(x, i));
-	}
-}
 
 /* p0: row r of the band and column 0 of the lane's pair inside D, p1:
  * both columns, ps: only column 0 */
@@ -736,13 +693,10 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 	kreg pc1 = kb_reg(kb, K_PRED), pc2 = kb_reg(kb, K_PRED), prow = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
 	kreg lddb = kb_reg(kb, K_B64), ldcb = kb_reg(kb, K_B64);
-	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
+	kreg v = kb_regs(kb, e->x.out == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	kreg x = kb_regs(kb, c->g->acc == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	kreg pair = kb_regs(kb, K_F32, 2);
 	kreg no_c = kb_regs(kb, K_LABEL, 4), done = kb_regs(kb, K_LABEL, 4);
-	/* beta * C (gemm_epi.c; bf16 by a shift: this path also serves
-	 * sm_80-89, which have no cvt.f32.bf16) */
-	const struct gemm_c gc = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 0 };
 
 	ke(kb, "\t// D through shared memory: every warp is done with the stages\n"
 	       "\tbar.sync 0;\n");
@@ -784,15 +738,15 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 		ke(kb, "\tbar.warp.sync -1;\n\tadd.u32 $r, $r, $u;\n", row, rowb, 16 * i);
 		kreg ad = gemm_elem_addr(kb, e->gd, row, col, e->ldd, es);
 		kreg ac = gemm_elem_addr(kb, e->gc, row, col, e->ldc, es);
-		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, kr_at(no_c, i));
+		ke(kb, "\t@!$r bra.uni $r;\n", e->x.has_c, kr_at(no_c, i));
 		for (int with_c = 1; with_c >= 0; with_c--) {
 			kreg cv[32];
 			if (with_c)      /* C's 16 rows first: a load after a store to D
 					  * (which may alias C) could not move above it */
 				for (unsigned r = 0; r < 16; r++) {
 					staged_preds(c, t, row, r, pc1, pc2, prow, p0, p1, ps);
-					cv[2 * r] = gemm_c_value(kb, &gc, p0, ac, 0);
-					cv[2 * r + 1] = gemm_c_value(kb, &gc, p1, ac, es);
+					cv[2 * r] = gemm_c_value(kb, &e->x, p0, ac, 0);
+					cv[2 * r + 1] = gemm_c_value(kb, &e->x, p1, ac, es);
 					if (r < 15)
 						ke(kb, "\tadd.u64 $r, $r, $r;\n", ac, ac, ldcb);
 				}
@@ -802,12 +756,12 @@ static void emit_store_staged(struct k80 *c, const struct ep *e)
 				staged_preds(c, t, row, r, pc1, pc2, prow, p0, p1, ps);
 				ke(kb, "\tld.shared.v2.b32 {$r, $r}, [$r+$u];\n", kr_at(x, 0), kr_at(x, 1),
 				   sr, r * STAGED_PITCH);
-				staged_scale(c, e, x, v);
-				if (with_c) {
-					gemm_c_apply(kb, &gc, cv[2 * r], kr_at(v, 0));
-					gemm_c_apply(kb, &gc, cv[2 * r + 1], kr_at(v, 1));
-				}
-				store_vals(kb, e, p1, ps, ad, 0, v);
+				/* the staged sums: f32 (f16 accumulators were
+				 * widened on the way in) or s32 */
+				struct gemm_epi_c cin = { .x = { cv[2 * r], cv[2 * r + 1] } };
+				gemm_epi_pair(kb, &e->x, v, kr_at(x, 0), kr_at(x, 1),
+					      with_c ? &cin : NULL);
+				gemm_epi_store(kb, &e->x, p1, ps, ad, 0, v);
 				if (r < 15)
 					ke(kb, "\tadd.u64 $r, $r, $r;\n", ad, ad, lddb);
 			}
@@ -958,7 +912,11 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out)
 {
 	struct kb kb;
 	struct k80 c = { .g = g, .kb = &kb };
-	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out };
+	/* the staged sums are f32 or s32; bf16 C by a shift (this path also
+	 * serves sm_80-89, which have no cvt.f32.bf16) */
+	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8,
+			.x = { .out = g->req.out, .acc = g->acc == MMAGEN_S32 ? MMAGEN_S32 : MMAGEN_F32,
+			       .cvt_bf16 = 0 } };
 	char op[256];
 
 	kb_init(&kb, "gemm_sm80");
@@ -1016,5 +974,10 @@ mmagen_status gemm_emit_sm80(const struct gemm_plan *g, struct buf *out)
 	emit_body(&c);
 	kb_at(&kb, "epilogue");
 	emit_epilogue(&c, &e);
+	/* the tile order (gemm_plan.c), its registers handed out last */
+	kreg tile = kb_slot_reg(&kb, "tile", K_B32), tiles_m = kb_slot_reg(&kb, "tiles_m", K_B32);
+	kreg tiles_n = kb_slot_reg(&kb, "tiles_n", K_B32), tm = kb_slot_reg(&kb, "tm", K_B32);
+	kreg tn = kb_slot_reg(&kb, "tn", K_B32);
+	gemm_emit_tile_order(&kb, "tile_order", g->group, tile, tiles_m, tiles_n, tm, tn);
 	return kb_render(&kb, out);
 }

@@ -351,8 +351,8 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 
 /* Per-thread values the epilogue needs, loaded once. */
 struct ep {
-	kreg gd, gc, m, n, ldd, ldc, alpha, beta, has_c;
-	kreg alpha_i, beta_i;     /* s32 D: alpha and beta as integers */
+	struct gemm_epi x;        /* the per-element arithmetic (gemm_epi.h) */
+	kreg gd, gc, m, n, ldd, ldc;
 	kreg row, col;
 	/* D through shared memory and TMA stores (pd_tma != 0) */
 	kreg tma, tmd;            /* the choice; tensor_d's generic address */
@@ -370,22 +370,7 @@ struct ep {
 	unsigned esize;           /* bytes of a D (and C) element */
 	unsigned d_off;           /* D's staging in shared memory */
 	int staged;               /* the kernel has the staged stores */
-	mmagen_type out;
-	int int_acc;              /* the accumulator is s32 */
-	int acc_f16;              /* f16 accumulators: 2 per register */
-	kreg d_scale;             /* FP8 D: D = satfinite(d_scale * value) */
 };
-
-static int is_fp8(mmagen_type t)
-{
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
-}
-
-/* cvt's name of a pair of FP8 values */
-static const char *fp8x2(mmagen_type t)
-{
-	return t == MMAGEN_E4M3 ? "e4m3x2" : "e5m2x2";
-}
 
 /* The staging of D for TMA stores.  A warpgroup's 64 rows go out in
  * chunks of 128 bytes of columns (128 8-bit, 64 16-bit or 32 32-bit elements), each
@@ -457,95 +442,15 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
 	e->n = kb_reg(kb, K_B32);
 	e->ldd = kb_reg(kb, K_B32);
 	e->ldc = kb_reg(kb, K_B32);
-	e->alpha = kb_reg(kb, K_F32);
-	e->beta = kb_reg(kb, K_F32);
-	e->has_c = kb_reg(kb, K_PRED);
 	ke(kb, "\tld.param.u32 $r, [pn];\n"
-	       "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
-	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
-	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n",
-	   e->n, e->ldd, e->ldc, e->alpha, e->beta, e->has_c, e->beta);
+	       "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n",
+	   e->n, e->ldd, e->ldc);
+	gemm_epi_params(kb, &e->x);
 	if (e->staged)
 		emit_staging_setup(kb, e);
-	if (is_fp8(e->out)) {
-		e->d_scale = kb_reg(kb, K_F32);
-		ke(kb, "\tld.param.f32 $r, [pd_scale];\n", e->d_scale);
-	}
-	if (e->out == MMAGEN_S32) {
-		e->alpha_i = kb_reg(kb, K_B32);
-		e->beta_i = kb_reg(kb, K_B32);
-		ke(kb, "\tcvt.rzi.s32.f32 $r, $r;\n\tcvt.rzi.s32.f32 $r, $r;\n",
-		   e->alpha_i, e->alpha, e->beta_i, e->beta);
-	}
+	gemm_epi_params_out(kb, &e->x);
 }
 
-
-/* v = alpha * acc: in f32 (from an s32 accumulator converted first), or
- * in wrapping s32 arithmetic for s32 D. */
-static void scale_acc(struct kb *kb, const struct ep *e, kreg v, kreg acc)
-{
-	if (e->out == MMAGEN_S32)
-		ke(kb, "\tmul.lo.s32 $r, $r, $r;\n", v, e->alpha_i, acc);
-	else if (e->int_acc)
-		ke(kb, "\tcvt.rn.f32.s32 $r, $r;\n\tmul.f32 $r, $r, $r;\n", v, acc, v, e->alpha, v);
-	else
-		ke(kb, "\tmul.f32 $r, $r, $r;\n", v, e->alpha, acc);
-}
-
-/* The same for a pair of f16 accumulators in one register (wgmma's f16
- * D: register 2j+h holds columns col+8j and +1 of row + 8h, the first in
- * its low half): v[0], v[1] = alpha * each, in f32. */
-static void scale_acc_f16(struct kb *kb, const struct ep *e, kreg v, kreg pair)
-{
-	kreg lo = kb_reg(kb, K_B16), hi = kb_reg(kb, K_B16);
-	ke(kb, "\tmov.b32 {$r, $r}, $r;\n", lo, hi, pair);
-	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0), lo, kr_at(v, 0),
-	   e->alpha, kr_at(v, 0));
-	ke(kb, "\tcvt.f32.f16 $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 1), hi, kr_at(v, 1),
-	   e->alpha, kr_at(v, 1));
-}
-
-/* The output conversion of a pair (lo, hi) and of one value. */
-static void store_pair(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off,
-		       kreg lo, kreg hi)
-{
-	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
-		ke(kb, "\t@$r st.global.v2.b32 [$r+$u], {$r, $r};\n", p, addr, off, lo, hi);
-		return;
-	}
-	if (is_fp8(out)) {
-		kreg h = kb_reg(kb, K_B16);
-		ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
-		   fp8x2(out), h, hi, lo, p, addr, off, h);
-		return;
-	}
-	kreg w = kb_reg(kb, K_B32);
-	ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\t@$r st.global.b32 [$r+$u], $r;\n",
-	   out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, hi, lo, p, addr, off, w);
-}
-
-static void store_one(struct kb *kb, mmagen_type out, kreg p, kreg addr, unsigned off, kreg v)
-{
-	if (out == MMAGEN_F32 || out == MMAGEN_S32) {
-		ke(kb, "\t@$r st.global.b32 [$r+$u], $r;\n", p, addr, off, v);
-		return;
-	}
-	kreg h = kb_reg(kb, K_B16);
-	if (is_fp8(out)) {        /* a pair of v; its low byte is v */
-		ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\t@$r st.global.b8 [$r+$u], $r;\n",
-		   fp8x2(out), h, v, v, p, addr, off, h);
-		return;
-	}
-	ke(kb, "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
-	   out, h, v, p, addr, off, h);
-}
-
-/* v += beta * C(addr+off), under p (gemm_epi.c; sm_90a has cvt.f32.bf16). */
-static void add_c(struct kb *kb, const struct ep *e, kreg p, kreg addr, unsigned off, kreg v)
-{
-	struct gemm_c c = { .out = e->out, .beta = e->beta, .beta_i = e->beta_i, .cvt_bf16 = 1 };
-	gemm_add_c(kb, &c, p, addr, off, v);
-}
 
 /* Chunks of D through shared memory.  With a buffer per chunk (bufs >=
  * chunks): before the first, the last tile's TMA stores have read the
@@ -627,8 +532,8 @@ static void stage_pair(struct kb *kb, const struct ep *e, kreg base, unsigned jj
 	/* 16-bit D goes in by stmatrix (stage_block) */
 	assert(e->esize == 1);
 	kreg h8 = kb_reg(kb, K_B16);
-	ke(kb, "\tcvt.rn.satfinite.$s.f32 $r, $r, $r;\n\tst.shared.b16 [$r+$u], $r;\n",
-	   fp8x2(e->out), h8, hi, lo, a, off, h8);
+	gemm_epi_cvt_pair(kb, &e->x, h8, lo, hi);
+	ke(kb, "\tst.shared.b16 [$r+$u], $r;\n", a, off, h8);
 }
 
 /* The 16 x 16 block of column groups jj, jj+1 of the chunk at base,
@@ -655,7 +560,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 	kreg ad[2], ac[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	kreg cj = kb_reg(kb, K_B32), pin1 = kb_reg(kb, K_PRED), pin2 = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
-	kreg v = kb_regs(kb, e->out == MMAGEN_S32 ? K_B32 : K_F32, 2);
+	kreg v = kb_regs(kb, e->x.out == MMAGEN_S32 ? K_B32 : K_F32, 2);
 	kreg base = kb_reg(kb, K_B32), w = kb_regs(kb, K_B32, 4);
 	unsigned es = e->esize, groups = SWIZZLE_BYTES / (8 * es);   /* per chunk */
 	unsigned c0 = half * (g->bn / 8 / groups);     /* the half's first chunk */
@@ -685,24 +590,18 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
 				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n",
 				   p0, prow[h], pin1, p1, prow[h], pin2, ps, pin2, ps, ps, p0);
-			if (e->acc_f16)
-				scale_acc_f16(kb, e, v, kr_at(acc, 2 * j + h));
-			else
-				for (unsigned i = 0; i < 2; i++)
-					scale_acc(kb, e, kr_at(v, i), kr_at(acc, 4 * j + 2 * h + i));
-			if (with_c) {
-				add_c(kb, e, p0, ac[h], off, kr_at(v, 0));
-				add_c(kb, e, p1, ac[h], off + es, kr_at(v, 1));
-			}
-			if (is_fp8(e->out))
-				ke(kb, "\tmul.f32 $r, $r, $r;\n\tmul.f32 $r, $r, $r;\n", kr_at(v, 0),
-				   kr_at(v, 0), e->d_scale, kr_at(v, 1), kr_at(v, 1), e->d_scale);
+			/* registers 4j+2h+i; f16: register 2j+h holds the pair */
+			int f16 = e->x.acc == MMAGEN_F16;
+			kreg a0 = kr_at(acc, f16 ? 2 * j + h : 4 * j + 2 * h);
+			kreg a1 = f16 ? a0 : kr_at(acc, 4 * j + 2 * h + 1);
+			struct gemm_epi_c cin = { .p = { p0, p1 }, .addr = ac[h],
+						  .off = { off, off + es } };
+			gemm_epi_pair(kb, &e->x, v, a0, a1, with_c ? &cin : NULL);
 			if (tma && e->esize == 2) {
 				/* a 16 x 16 block (column groups j-1, j when j is
 				 * odd) goes out in one stmatrix.x4 */
-				ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n",
-				   e->out == MMAGEN_BF16 ? "bf16x2" : "f16x2", kr_at(w, 2 * (j % 2) + h),
-				   kr_at(v, 1), kr_at(v, 0));
+				gemm_epi_cvt_pair(kb, &e->x, kr_at(w, 2 * (j % 2) + h), kr_at(v, 0),
+						  kr_at(v, 1));
 				if (j % 2 && h)
 					stage_block(kb, e, base, j % groups - 1, w);
 				continue;
@@ -711,8 +610,7 @@ static void emit_store_all(struct kb *kb, const struct gemm_plan *g, const struc
 				stage_pair(kb, e, base, j % groups, h, kr_at(v, 0), kr_at(v, 1));
 				continue;
 			}
-			store_pair(kb, e->out, p1, ad[h], off, kr_at(v, 0), kr_at(v, 1));
-			store_one(kb, e->out, ps, ad[h], off, kr_at(v, 0));
+			gemm_epi_store(kb, &e->x, p1, ps, ad[h], off, v);
 		}
 		if (tma && (j + 1) % groups == 0)
 			chunk_end(kb, e, base, c0 + j / groups);
@@ -742,7 +640,7 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 		kreg no_c = kb_label(kb), next = kb_label(kb);
 		if (tma)
 			ke(kb, "\t@!$r bra.uni $r;\n", e->tma, next);
-		ke(kb, "\t@!$r bra.uni $r;\n", e->has_c, no_c);
+		ke(kb, "\t@!$r bra.uni $r;\n", e->x.has_c, no_c);
 		emit_store_tile(kb, g, e, acc, acc2, 1, tma);
 		ke(kb, "\tbra.uni $r;\n$r:\n", done, no_c);
 		emit_store_tile(kb, g, e, acc, acc2, 0, tma);
@@ -885,12 +783,12 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 {
 	struct kb kb;
 	struct instr in;
-	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8, .out = g->req.out,
+	struct ep e = { .esize = mmagen_type_bits(g->req.out) / 8,
+			.x = { .out = g->req.out, .acc = g->acc, .cvt_bf16 = 1 },
 			.bufs = g->d_bufs,
 			.chunks = g->bn * (mmagen_type_bits(g->req.out) / 8) / SWIZZLE_BYTES *
 				  (g->pingpong ? 2 : 1), .pingpong = g->pingpong,
-			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0,
-			.int_acc = g->acc == MMAGEN_S32, .acc_f16 = g->acc == MMAGEN_F16 };
+			.d_off = g->stages * (g->a_stage + g->b_stage), .staged = g->d_stage != 0 };
 	char op[256];
 
 	kb_init(&kb, "gemm_sm90");
@@ -912,7 +810,7 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_tile_origin(&kb, g, "tile_origin_c");
 	emit_mn_loads(&kb, g);
 	gemm_entry_params(&kb, g);
-	kb_set(&kb, "d_scale_note", "$s", is_fp8(g->req.out) ?
+	kb_set(&kb, "d_scale_note", "$s", gemm_is_fp8(g->req.out) ?
 	       "//   then D = satfinite(d_scale * D): d_scale is the kernel's last parameter\n" : "");
 	kb_at(&kb, "header");
 	/* setmaxnreg and cvta.param need PTX 8.0 */
