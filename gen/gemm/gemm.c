@@ -35,16 +35,25 @@ static int is_one_of(mmagen_type t, const mmagen_type *list, size_t n)
 	return 0;
 }
 
+/* Integers of `bits` bits (s8/u8, s4/u4): the type table's class. */
+static int is_int(mmagen_type t, unsigned bits)
+{
+	return (mmagen_type_class(t) & TYPE_INT) && mmagen_type_bits(t) == bits;
+}
+
+static int is_fp8(mmagen_type t)
+{
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
+}
+
 /* The input classes wgmma takes from shared memory. */
 static int input_class(mmagen_type a, mmagen_type b)
 {
-	static const mmagen_type fp8[] = { MMAGEN_E4M3, MMAGEN_E5M2 };
-	static const mmagen_type i8[] = { MMAGEN_S8, MMAGEN_U8 };
 	if ((a == MMAGEN_BF16 || a == MMAGEN_F16 || a == MMAGEN_TF32) && b == a)
 		return 1;
-	if (is_one_of(a, fp8, 2) && is_one_of(b, fp8, 2))
+	if (is_fp8(a) && is_fp8(b))
 		return 2;
-	if (is_one_of(a, i8, 2) && is_one_of(b, i8, 2))
+	if (is_int(a, 8) && is_int(b, 8))
 		return 3;
 	return 0;
 }
@@ -74,7 +83,6 @@ static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *
 {
 	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
 	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
-	static const mmagen_type i4[] = { MMAGEN_S4, MMAGEN_U4 };
 	const char *t = mmagen_target_name(r->target);
 	int cls = input_class(r->a, r->b);
 
@@ -82,7 +90,7 @@ static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *
 		return mmagen_set_error(MMAGEN_TARGET,
 			"the mma.sync GEMM runs on sm_80, sm_86, sm_89, sm_90 and sm_90a, not %s; use --arch sm_80",
 			t);
-	if (!cls && is_one_of(r->a, i4, 2) && is_one_of(r->b, i4, 2))
+	if (!cls && is_int(r->a, 4) && is_int(r->b, 4))
 		cls = 4;
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
@@ -170,7 +178,7 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 			"gemm runs on sm_90a (wgmma + TMA) or through mma.sync on sm_80, sm_86, sm_89 (and sm_90/sm_90a with --path mma.sync), not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
 	int cls = input_class(r->a, r->b);
-	int four = (r->a == MMAGEN_S4 || r->a == MMAGEN_U4) && (r->b == MMAGEN_S4 || r->b == MMAGEN_U4);
+	int four = is_int(r->a, 4) && is_int(r->b, 4);
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "

@@ -86,7 +86,7 @@ static int is_sm120_plan(const struct gemm_plan *g)
 
 static int fp8(mmagen_type t)
 {
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
 }
 
 static int present(const struct gemm_plan *g, unsigned when)

@@ -45,7 +45,7 @@ kreg gemm_c_value(struct kb *kb, const struct gemm_c *c, kreg p, kreg addr, unsi
 	ke(kb, "\tmov.f32 $r, 0f00000000;\n", x);
 	if (t == MMAGEN_F32) {
 		ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", p, x, addr, off);
-	} else if (t == MMAGEN_E4M3 || t == MMAGEN_E5M2) {
+	} else if (mmagen_type_class(t) & TYPE_FP8) {
 		/* FP8 -> f16 (exact) -> f32 */
 		kreg h = kb_reg(kb, K_B16), w = kb_reg(kb, K_B32), lo = kb_reg(kb, K_B16),
 		     hi = kb_reg(kb, K_B16);

@@ -74,10 +74,10 @@ void gemm120_tables(unsigned threads, unsigned spb, struct gemm120_tab *t)
 
 /* ---- the plan ---- */
 
+/* e4m3, e5m2, e3m2, e2m3, e2m1: the types kind::f8f6f4 multiplies */
 static int is_fp(mmagen_type t)
 {
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2 || t == MMAGEN_E3M2 || t == MMAGEN_E2M3 ||
-	       t == MMAGEN_E2M1;
+	return (mmagen_type_class(t) & (TYPE_FP8 | TYPE_FP6 | TYPE_FP4)) != 0;
 }
 
 /* Whether element type t belongs to quantize format q. */

@@ -72,6 +72,11 @@ static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **ou
 	return mmagen_select(&r, out);
 }
 
+static int is_fp8(mmagen_type t)
+{
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
+}
+
 mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g)
 {
 	unsigned abits = mmagen_type_bits(req->a);
@@ -86,7 +91,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * box of which M = 16 fills 16 cost 16 x 14336 x 4096 a third of its
 	 * time on the H200: 49 us against 33) */
 	g->bm = req->tile_m ? req->tile_m : GEMM_BM;
-	g->promote = req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2;
+	g->promote = is_fp8(req->a);
 	/* FP8 keeps two accumulators (partial and promoted): N 192 fits the
 	 * consumers' 232 registers (H200: e4m3 8192^3 0.97 of cuBLASLt, N 128
 	 * 0.88) */
@@ -375,11 +380,6 @@ struct ep {
 	int acc_f16;              /* f16 accumulators: 2 per register */
 	kreg d_scale;             /* FP8 D: D = satfinite(d_scale * value) */
 };
-
-static int is_fp8(mmagen_type t)
-{
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
-}
 
 /* cvt's name of a pair of FP8 values */
 static const char *fp8x2(mmagen_type t)
