@@ -19,6 +19,18 @@
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	MMAGEN_PRINTF(2, 3);
 
+/* Classes of element types, the type table's (types.c) class column;
+ * mmagen_type_class(t) is their union for t (0 for none or a t out of
+ * range). */
+#define TYPE_FLOAT (1u << 0)  /* a floating format: f64 .. e2m1, ue8m0, ue4m3 */
+#define TYPE_INT   (1u << 1)  /* an integer: s32, s8, u8, s4, u4 (not b1) */
+#define TYPE_FP8   (1u << 2)  /* e4m3, e5m2: the 8-bit floats MMA multiplies */
+#define TYPE_FP6   (1u << 3)  /* e3m2, e2m3 */
+#define TYPE_FP4   (1u << 4)  /* e2m1 */
+#define TYPE_SCALE (1u << 5)  /* ue8m0, ue4m3: block scale factors only */
+#define TYPE_SUB   (1u << 6)  /* narrower than a byte: FP6, FP4, s4, u4, b1 */
+unsigned mmagen_type_class(mmagen_type t);
+
 /* The first legality rule (rules.def) that request r breaks: its message
  * (may contain one %s for the target) and name, or NULL. */
 const char *mmagen_rule_broken(const mmagen_request *r, const char **name);

@@ -35,37 +35,46 @@ static int is_one_of(mmagen_type t, const mmagen_type *list, size_t n)
 	return 0;
 }
 
+/* Integers of `bits` bits (s8/u8, s4/u4): the type table's class. */
+static int is_int(mmagen_type t, unsigned bits)
+{
+	return (mmagen_type_class(t) & TYPE_INT) && mmagen_type_bits(t) == bits;
+}
+
+static int is_fp8(mmagen_type t)
+{
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
+}
+
 /* The input classes wgmma takes from shared memory. */
 static int input_class(mmagen_type a, mmagen_type b)
 {
-	static const mmagen_type fp8[] = { MMAGEN_E4M3, MMAGEN_E5M2 };
-	static const mmagen_type i8[] = { MMAGEN_S8, MMAGEN_U8 };
 	if ((a == MMAGEN_BF16 || a == MMAGEN_F16 || a == MMAGEN_TF32) && b == a)
 		return 1;
-	if (is_one_of(a, fp8, 2) && is_one_of(b, fp8, 2))
+	if (is_fp8(a) && is_fp8(b))
 		return 2;
-	if (is_one_of(a, i8, 2) && is_one_of(b, i8, 2))
+	if (is_int(a, 8) && is_int(b, 8))
 		return 3;
 	return 0;
 }
 
-/* sm_80, sm_86, sm_89: mma.sync; sm_90, sm_90a: mma.sync on request. */
-static int is_sm8x(const char *t)
+/* The GEMM paths of the request's target (targets.def's gemm column). */
+static unsigned paths(const mmagen_gemm_request *r)
 {
-	return !strcmp(t, "sm_80") || !strcmp(t, "sm_86") || !strcmp(t, "sm_89");
+	return mmagen_target_gemm(r->target);
 }
 
 /* sm_120a, sm_121a, ...: the block-scaled mma.sync GEMM (kernel_gemm_sm120.c) */
 static int is_sm120(const mmagen_gemm_request *r)
 {
-	return !strncmp(mmagen_target_name(r->target), "sm_12", 5);
+	return (paths(r) & GEMM_BS) != 0;
 }
 
+/* mma.sync: asked for, or the target's default (sm_80, sm_86, sm_89) */
 static int is_mma_sync(const mmagen_gemm_request *r)
 {
-	const char *t = mmagen_target_name(r->target);
 	return r->path == MMAGEN_GEMM_PATH_MMA_SYNC ||
-	       (r->path == MMAGEN_GEMM_PATH_AUTO && is_sm8x(t));
+	       (r->path == MMAGEN_GEMM_PATH_AUTO && (paths(r) & GEMM_SYNC_DEF));
 }
 
 /* The mma.sync path's types: A and B as for wgmma, plus s4/u4 mixes;
@@ -74,22 +83,21 @@ static mmagen_status check_sm80(const mmagen_gemm_request *r, struct gemm_plan *
 {
 	static const mmagen_type float_out[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32 };
 	static const mmagen_type int_out[] = { MMAGEN_S32, MMAGEN_F32 };
-	static const mmagen_type i4[] = { MMAGEN_S4, MMAGEN_U4 };
 	const char *t = mmagen_target_name(r->target);
 	int cls = input_class(r->a, r->b);
 
-	if (!is_sm8x(t) && strcmp(t, "sm_90") && strcmp(t, "sm_90a"))
+	if (!(paths(r) & GEMM_SYNC))
 		return mmagen_set_error(MMAGEN_TARGET,
 			"the mma.sync GEMM runs on sm_80, sm_86, sm_89, sm_90 and sm_90a, not %s; use --arch sm_80",
 			t);
-	if (!cls && is_one_of(r->a, i4, 2) && is_one_of(r->b, i4, 2))
+	if (!cls && is_int(r->a, 4) && is_int(r->b, 4))
 		cls = 4;
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm (mma.sync) takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "
 			"any mix of s8/u8, or any mix of s4/u4 (got %s and %s)",
 			mmagen_type_name(r->a), mmagen_type_name(r->b));
-	if (cls == 2 && (!strcmp(t, "sm_80") || !strcmp(t, "sm_86")))
+	if (cls == 2 && !(mmagen_target_features(r->target) & F_SM89))
 		return mmagen_set_error(MMAGEN_TARGET,
 			"mma.sync with e4m3/e5m2 needs sm_89 or later (got %s); use --arch sm_89", t);
 	int integer = cls >= 3;
@@ -165,12 +173,12 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 			"split-K auto (S chosen at run time) is the wgmma path's; mma.sync takes a number, e.g. --split-k 4");
 	if (is_mma_sync(r))
 		return check_sm80(r, g);
-	if (strcmp(mmagen_target_name(r->target), "sm_90a"))
+	if (!(paths(r) & GEMM_WGMMA))
 		return mmagen_set_error(MMAGEN_TARGET,
 			"gemm runs on sm_90a (wgmma + TMA) or through mma.sync on sm_80, sm_86, sm_89 (and sm_90/sm_90a with --path mma.sync), not %s; use --arch sm_90a",
 			mmagen_target_name(r->target));
 	int cls = input_class(r->a, r->b);
-	int four = (r->a == MMAGEN_S4 || r->a == MMAGEN_U4) && (r->b == MMAGEN_S4 || r->b == MMAGEN_U4);
+	int four = is_int(r->a, 4) && is_int(r->b, 4);
 	if (!cls)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"gemm takes A and B as bf16/bf16, f16/f16, tf32/tf32, any mix of e4m3/e5m2, "

@@ -81,12 +81,12 @@ static const char *const json_kinds[] = { "tensor_map", "u64", "u32", "f32" };
 /* sm_120a's kernel: the one GEMM of the sm_12x targets (gemm.c) */
 static int is_sm120_plan(const struct gemm_plan *g)
 {
-	return !strncmp(mmagen_target_name(g->req.target), "sm_12", 5);
+	return (mmagen_target_gemm(g->req.target) & GEMM_BS) != 0;
 }
 
 static int fp8(mmagen_type t)
 {
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
 }
 
 static int present(const struct gemm_plan *g, unsigned when)

@@ -15,7 +15,7 @@ unsigned gemm_log2u(unsigned v)
 
 int gemm_is_fp8(mmagen_type t)
 {
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2;
+	return (mmagen_type_class(t) & TYPE_FP8) != 0;
 }
 
 /* cvt's name of a pair of D's elements */

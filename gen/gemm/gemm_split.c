@@ -487,7 +487,7 @@ mmagen_status mmagen_gemm_choose(mmagen_gemm_request *req, uint32_t m, uint32_t 
 	if (info.path != MMAGEN_GEMM_PATH_WGMMA)
 		return MMAGEN_OK;              /* the request's own choices stand */
 	unsigned wide = info.elem_bytes_a == 1 && info.elem_bytes_b == 1 &&
-			(req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2) ? 192 : 256;
+			(mmagen_type_class(req->a) & TYPE_FP8) ? 192 : 256;
 	/* small M (up to 64) with a K-major A: a tile of 16, 32 or 64 rows,
 	 * whose A box has no rows past M to fill (bf16 16 x 14336 x 4096 on
 	 * the H200: 33 us against 49 with 128 rows); M up to 128: tile M 64

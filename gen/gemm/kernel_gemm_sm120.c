@@ -31,7 +31,6 @@
 #define WARP_TILE 64
 #define STEP_BYTES 32
 #define STEPS (GEMM120_ROW_BYTES / STEP_BYTES)
-#define SMEM_LIMIT (99u * 1024u)    /* sm_120's opt-in maximum per block */
 
 /* ---- the layout (gemm_plan.h) ---- */
 
@@ -75,10 +74,10 @@ void gemm120_tables(unsigned threads, unsigned spb, struct gemm120_tab *t)
 
 /* ---- the plan ---- */
 
+/* e4m3, e5m2, e3m2, e2m3, e2m1: the types kind::f8f6f4 multiplies */
 static int is_fp(mmagen_type t)
 {
-	return t == MMAGEN_E4M3 || t == MMAGEN_E5M2 || t == MMAGEN_E3M2 || t == MMAGEN_E2M3 ||
-	       t == MMAGEN_E2M1;
+	return (mmagen_type_class(t) & (TYPE_FP8 | TYPE_FP6 | TYPE_FP4)) != 0;
 }
 
 /* Whether element type t belongs to quantize format q. */
@@ -170,6 +169,7 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 	unsigned kind = 0, sv, block;
 	mmagen_type st;
 	mmagen_status s;
+	const unsigned smem_limit = mmagen_target_smem(req->target); /* the opt-in maximum */
 
 	memset(g, 0, sizeof *g);
 	g->req = *req;
@@ -243,22 +243,22 @@ mmagen_status gemm_plan_sm120(const mmagen_gemm_request *req, struct gemm_plan *
 	g->b_stage = g->bn * GEMM120_ROW_BYTES;
 	unsigned stage = g->a_stage + g->b_stage + (g->bm + g->bn) * g->spb;
 	g->stages = req->stages ? req->stages : 4;
-	if (!req->stages && g->stages * stage > SMEM_LIMIT)
-		g->stages = SMEM_LIMIT / stage;
+	if (!req->stages && g->stages * stage > smem_limit)
+		g->stages = smem_limit / stage;
 	g->smem = g->stages * stage;
-	if (SMEM_LIMIT / stage < 2)
+	if (smem_limit / stage < 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"a %ux%u tile takes %u bytes per stage here: two stages do not fit the %u bytes of shared memory a block can have on %s; use --tile 128x128",
-			g->bm, g->bn, stage, SMEM_LIMIT, target);
-	unsigned most = SMEM_LIMIT / stage > 32 ? 32 : SMEM_LIMIT / stage;
+			g->bm, g->bn, stage, smem_limit, target);
+	unsigned most = smem_limit / stage > 32 ? 32 : smem_limit / stage;
 	if (g->stages < 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"the pipeline has at least 2 stages (one filled while another is read), not %u; use 2 to %u stages",
 			g->stages, most);
-	if (g->smem > SMEM_LIMIT)
+	if (g->smem > smem_limit)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have on %s; use 2 to %u stages or a smaller --tile",
-			g->stages, stage, SMEM_LIMIT, target, most);
+			g->stages, stage, smem_limit, target, most);
 	return MMAGEN_OK;
 }
 

@@ -73,19 +73,10 @@ unsigned gemm80_warp_rows(int mn, unsigned rb, unsigned bk)
 
 /* ---- the plan ---- */
 
-/* Dynamic shared memory a block may have (the opt-in maximum). */
-static unsigned smem_limit(const char *target)
-{
-	if (!strcmp(target, "sm_80"))
-		return 163u * 1024u;
-	if (!strncmp(target, "sm_90", 5))
-		return 227u * 1024u;
-	return 99u * 1024u;      /* sm_86, sm_89 */
-}
-
+/* Dynamic shared memory a block may have (the opt-in maximum, targets.def). */
 unsigned gemm80_smem_limit(int target)
 {
-	return smem_limit(mmagen_target_name(target));
+	return mmagen_target_smem(target);
 }
 
 static mmagen_status gemm_form(const struct gemm_plan *g, const mmagen_form **out)
@@ -191,7 +182,7 @@ mmagen_status gemm_plan_sm80(const mmagen_gemm_request *req, struct gemm_plan *g
 	g->threads = g->bm * g->bn / (WARP_TILE * WARP_TILE) * 32;
 	if ((s = gemm_form(g, &g->form)))
 		return s;
-	unsigned limit = smem_limit(target);
+	unsigned limit = gemm80_smem_limit(req->target);
 	if ((s = pick_rows(req, g, limit)))
 		return s;
 	g->bk = g->row_bytes * 8 / g->bits;

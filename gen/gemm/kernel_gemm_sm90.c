@@ -16,7 +16,6 @@
 #define SWIZZLE_BYTES 128       /* one K block = one 128-byte swizzle row */
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232       /* 40*128 + 232*256 <= 64K registers */
-#define SMEM_LIMIT (227u * 1024u)
 /* D goes out through shared memory and TMA stores when the host can
  * make a tensor map of it, in chunks of 64 rows x 128 bytes (swizzled as
  * the map says).  Per consumer warpgroup a buffer for each chunk of the
@@ -77,6 +76,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 {
 	unsigned abits = mmagen_type_bits(req->a);
 	mmagen_status s;
+	const unsigned smem_limit = mmagen_target_smem(req->target); /* the opt-in maximum */
 
 	memset(g, 0, sizeof *g);
 	g->req = *req;
@@ -86,7 +86,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * box of which M = 16 fills 16 cost 16 x 14336 x 4096 a third of its
 	 * time on the H200: 49 us against 33) */
 	g->bm = req->tile_m ? req->tile_m : GEMM_BM;
-	g->promote = req->a == MMAGEN_E4M3 || req->a == MMAGEN_E5M2;
+	g->promote = gemm_is_fp8(req->a);
 	/* FP8 keeps two accumulators (partial and promoted): N 192 fits the
 	 * consumers' 232 registers (H200: e4m3 8192^3 0.97 of cuBLASLt, N 128
 	 * 0.88) */
@@ -212,7 +212,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 			  (g->pingpong ? 2 : 1);     /* per warpgroup and tile */
 	g->d_bufs = g->bn * (mmagen_type_bits(req->out) / 8) % SWIZZLE_BYTES ? 0 : 2;
 	g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
-	unsigned room = SMEM_LIMIT - g->d_stage - 64;
+	unsigned room = smem_limit - g->d_stage - 64;
 	g->stages = req->stages ? req->stages : room / (g->a_stage + g->b_stage + 16);
 	/* (small tiles: up to 12, a memory-bound stream gains from more in
 	 * flight: bf16 16 x 4096 x 14336 on the H200 43 us with 8 against
@@ -232,7 +232,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * cluster 1, 4096 x 14336 x 4096 0.951 -> 0.962, 8192^3 0.95 ->
 	 * 0.96-0.98 when the clock holds) */
 	if (!req->stages && g->promote && g->bm == GEMM_BM && g->d_bufs == 2) {
-		unsigned one = (SMEM_LIMIT - 2 * D_CHUNK_BYTES - 64) / (g->a_stage + g->b_stage + 16);
+		unsigned one = (smem_limit - 2 * D_CHUNK_BYTES - 64) / (g->a_stage + g->b_stage + 16);
 		if (one > g->stages && one <= 6) {
 			g->stages = one;
 			g->d_bufs = 1;
@@ -245,7 +245,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * chunk goes in); never none (direct stores are slower: the error
 	 * below names the stages that fit) */
 	unsigned keep = g->d_bufs ? 2 * D_CHUNK_BYTES : 0;   /* staging that stays */
-	if (req->stages && g->d_bufs && g->smem > SMEM_LIMIT) {
+	if (req->stages && g->d_bufs && g->smem > smem_limit) {
 		g->smem -= g->d_stage - keep;
 		g->d_bufs = 1;
 		g->d_stage = keep;
@@ -253,7 +253,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	/* a buffer per chunk when that leaves the stages as they are: the
 	 * epilogue then waits on no store of its own tile */
 	if (g->d_bufs && chunks > g->d_bufs &&
-	    g->smem + 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES <= SMEM_LIMIT) {
+	    g->smem + 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES <= smem_limit) {
 		g->smem += 2 * (chunks - g->d_bufs) * D_CHUNK_BYTES;
 		g->d_bufs = chunks;
 		g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
@@ -261,24 +261,24 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		/* else as many buffers as fit, a chunk's store then waits on
 		 * the store bufs chunks back (INT8 -> s32 128x192, 4 stages:
 		 * 4 buffers where 2 were) */
-		unsigned bufs = (SMEM_LIMIT - (g->smem - g->d_stage)) / (2 * D_CHUNK_BYTES);
+		unsigned bufs = (smem_limit - (g->smem - g->d_stage)) / (2 * D_CHUNK_BYTES);
 		if (bufs > g->d_bufs) {   /* (fewer than chunks: else the branch above) */
 			g->d_bufs = bufs;
 			g->smem += 2 * D_CHUNK_BYTES * g->d_bufs - g->d_stage;
 			g->d_stage = 2 * g->d_bufs * D_CHUNK_BYTES;
 		}
 	}
-	unsigned most = (SMEM_LIMIT - keep - 64) / (g->a_stage + g->b_stage + 16);
+	unsigned most = (smem_limit - keep - 64) / (g->a_stage + g->b_stage + 16);
 	if (most > 32)
 		most = 32;
 	if (g->stages < 2)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"the pipeline has at least 2 stages (one filled while another is read), not %u; use 2 to %u stages",
 			g->stages, most);
-	if (g->smem > SMEM_LIMIT)
+	if (g->smem > smem_limit)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"%u stages of %u bytes do not fit the %u bytes of shared memory a block can have; use 2 to %u stages",
-			g->stages, g->a_stage + g->b_stage, SMEM_LIMIT, most);
+			g->stages, g->a_stage + g->b_stage, smem_limit, most);
 	/* a small tile's wgmma still read 64 rows of A from the stage's start:
 	 * past the tile's rows into the next stages, B and D's staging, which
 	 * is harmless (those rows are never stored) as long as the last

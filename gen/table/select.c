@@ -88,19 +88,18 @@ static int mismatches(const mmagen_request *r, const mmagen_form *f, int skip)
 
 /* ---- rules ---- */
 
+/* Types that mix as A and B: FP8/FP6/FP4, 8-bit integers, 4-bit
+ * integers (the type table's classes); any other type only with itself. */
 static int type_class(unsigned t)
 {
-	switch (t) {
-	case MMAGEN_E4M3: case MMAGEN_E5M2: case MMAGEN_E3M2:
-	case MMAGEN_E2M3: case MMAGEN_E2M1:
+	unsigned c = mmagen_type_class((mmagen_type)t);
+	if (c & (TYPE_FP8 | TYPE_FP6 | TYPE_FP4))
 		return 1;
-	case MMAGEN_S8: case MMAGEN_U8:
+	if ((c & TYPE_INT) && mmagen_type_bits((mmagen_type)t) == 8)
 		return 2;
-	case MMAGEN_S4: case MMAGEN_U4:
+	if ((c & TYPE_INT) && mmagen_type_bits((mmagen_type)t) == 4)
 		return 3;
-	default:
-		return 10 + (int)t;
-	}
+	return 10 + (int)t;
 }
 
 #define FAM(F) (r->family == MMAGEN_FAM_##F)

@@ -4,12 +4,12 @@
 
 #include "internal.h"
 
-#define TARGET(id, name, sm, suffix, ptx, feat)
+#define TARGET(id, name, sm, suffix, ptx, feat, gemm, smem)
 #include "targets.def"
 #undef TARGET
 
 enum {
-#define TARGET(id, name, sm, suffix, ptx, feat) T_##id,
+#define TARGET(id, name, sm, suffix, ptx, feat, gemm, smem) T_##id,
 #include "targets.def"
 #undef TARGET
 	T_COUNT
@@ -21,6 +21,8 @@ struct target {
 	char suffix;
 	unsigned min_ptx;
 	uint32_t features;
+	unsigned gemm;          /* GEMM_* of targets.def */
+	unsigned smem_kib;      /* shared memory a block may have; 0: not recorded */
 };
 
 struct row {
@@ -33,6 +35,13 @@ struct row {
 extern const struct target mmagen_targets[T_COUNT];
 extern const struct row mmagen_rows[];
 extern const size_t mmagen_row_count;
+
+/* targets.def's columns for target t (0 for a t out of range): the
+ * features (F_*), the GEMM paths (GEMM_*), and the dynamic shared memory
+ * a block may have, in bytes (the opt-in maximum; 0 where not recorded). */
+uint32_t mmagen_target_features(int t);
+unsigned mmagen_target_gemm(int t);
+unsigned mmagen_target_smem(int t);
 
 /* MMAGEN_OK once the rows are expanded into forms; MMAGEN_NO_MEMORY (and
  * an empty table: mmagen_form_count() is 0) if memory ran out. */

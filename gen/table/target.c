@@ -7,8 +7,9 @@
 #include <string.h>
 
 const struct target mmagen_targets[T_COUNT] = {
-#define TARGET(id, nm, sm_, sfx, ptx, feat) \
-	[T_##id] = { .name = nm, .sm = sm_, .suffix = sfx, .min_ptx = ptx, .features = feat },
+#define TARGET(id, nm, sm_, sfx, ptx, feat, gemm_, smem) \
+	[T_##id] = { .name = nm, .sm = sm_, .suffix = sfx, .min_ptx = ptx, .features = feat, \
+		     .gemm = gemm_, .smem_kib = smem },
 #include "targets.def"
 #undef TARGET
 };
@@ -30,6 +31,27 @@ unsigned mmagen_target_min_ptx(int t)
 	if (t < 0 || t >= T_COUNT)
 		return 0;
 	return mmagen_targets[t].min_ptx;
+}
+
+uint32_t mmagen_target_features(int t)
+{
+	if (t < 0 || t >= T_COUNT)
+		return 0;
+	return mmagen_targets[t].features;
+}
+
+unsigned mmagen_target_gemm(int t)
+{
+	if (t < 0 || t >= T_COUNT)
+		return 0;
+	return mmagen_targets[t].gemm;
+}
+
+unsigned mmagen_target_smem(int t)
+{
+	if (t < 0 || t >= T_COUNT)
+		return 0;
+	return mmagen_targets[t].smem_kib * 1024u;
 }
 
 mmagen_status mmagen_target_parse(const char *s, int *out)

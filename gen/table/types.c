@@ -41,32 +41,33 @@ struct type_desc {
 	enum nan_rule nan;
 	unsigned is_signed;
 	unsigned shift;		/* ignored low bits (tf32: 13) */
+	unsigned cls;		/* TYPE_* classes (internal.h) */
 };
 
 #define FLT(e, m, b, n, s, sh) KIND_FLOAT, (e), (m), (b), (n), (s), (sh)
 #define NOFLT(k) (k), 0, 0, 0, NAN_NONE, 0, 0
 
 static const struct type_desc types[MMAGEN_TYPE_COUNT] = {
-	[MMAGEN_TYPE_NONE] = { "none", 0, NOFLT(KIND_NONE) },
-	[MMAGEN_F64] = { "f64", 64, NOFLT(KIND_F64) },
-	[MMAGEN_F32] = { "f32", 32, FLT(8, 23, 127, NAN_IEEE, 1, 0) },
-	[MMAGEN_TF32] = { "tf32", 32, FLT(8, 10, 127, NAN_IEEE, 1, 13) },
-	[MMAGEN_F16] = { "f16", 16, FLT(5, 10, 15, NAN_IEEE, 1, 0) },
-	[MMAGEN_BF16] = { "bf16", 16, FLT(8, 7, 127, NAN_IEEE, 1, 0) },
-	[MMAGEN_E4M3] = { "e4m3", 8, FLT(4, 3, 7, NAN_ALL_ONES, 1, 0) },
-	[MMAGEN_E5M2] = { "e5m2", 8, FLT(5, 2, 15, NAN_IEEE, 1, 0) },
-	[MMAGEN_E3M2] = { "e3m2", 6, FLT(3, 2, 3, NAN_NONE, 1, 0) },
-	[MMAGEN_E2M3] = { "e2m3", 6, FLT(2, 3, 1, NAN_NONE, 1, 0) },
-	[MMAGEN_E2M1] = { "e2m1", 4, FLT(2, 1, 1, NAN_NONE, 1, 0) },
-	[MMAGEN_UE8M0] = { "ue8m0", 8, NOFLT(KIND_UE8M0) },
+	[MMAGEN_TYPE_NONE] = { "none", 0, NOFLT(KIND_NONE), 0 },
+	[MMAGEN_F64] = { "f64", 64, NOFLT(KIND_F64), TYPE_FLOAT },
+	[MMAGEN_F32] = { "f32", 32, FLT(8, 23, 127, NAN_IEEE, 1, 0), TYPE_FLOAT },
+	[MMAGEN_TF32] = { "tf32", 32, FLT(8, 10, 127, NAN_IEEE, 1, 13), TYPE_FLOAT },
+	[MMAGEN_F16] = { "f16", 16, FLT(5, 10, 15, NAN_IEEE, 1, 0), TYPE_FLOAT },
+	[MMAGEN_BF16] = { "bf16", 16, FLT(8, 7, 127, NAN_IEEE, 1, 0), TYPE_FLOAT },
+	[MMAGEN_E4M3] = { "e4m3", 8, FLT(4, 3, 7, NAN_ALL_ONES, 1, 0), TYPE_FLOAT | TYPE_FP8 },
+	[MMAGEN_E5M2] = { "e5m2", 8, FLT(5, 2, 15, NAN_IEEE, 1, 0), TYPE_FLOAT | TYPE_FP8 },
+	[MMAGEN_E3M2] = { "e3m2", 6, FLT(3, 2, 3, NAN_NONE, 1, 0), TYPE_FLOAT | TYPE_FP6 | TYPE_SUB },
+	[MMAGEN_E2M3] = { "e2m3", 6, FLT(2, 3, 1, NAN_NONE, 1, 0), TYPE_FLOAT | TYPE_FP6 | TYPE_SUB },
+	[MMAGEN_E2M1] = { "e2m1", 4, FLT(2, 1, 1, NAN_NONE, 1, 0), TYPE_FLOAT | TYPE_FP4 | TYPE_SUB },
+	[MMAGEN_UE8M0] = { "ue8m0", 8, NOFLT(KIND_UE8M0), TYPE_FLOAT | TYPE_SCALE },
 	/* 7 value bits in an 8-bit container; bit 7 is ignored. */
-	[MMAGEN_UE4M3] = { "ue4m3", 8, FLT(4, 3, 7, NAN_ALL_ONES, 0, 0) },
-	[MMAGEN_S32] = { "s32", 32, NOFLT(KIND_SINT) },
-	[MMAGEN_S8] = { "s8", 8, NOFLT(KIND_SINT) },
-	[MMAGEN_U8] = { "u8", 8, NOFLT(KIND_UINT) },
-	[MMAGEN_S4] = { "s4", 4, NOFLT(KIND_SINT) },
-	[MMAGEN_U4] = { "u4", 4, NOFLT(KIND_UINT) },
-	[MMAGEN_B1] = { "b1", 1, NOFLT(KIND_BIT) },
+	[MMAGEN_UE4M3] = { "ue4m3", 8, FLT(4, 3, 7, NAN_ALL_ONES, 0, 0), TYPE_FLOAT | TYPE_SCALE },
+	[MMAGEN_S32] = { "s32", 32, NOFLT(KIND_SINT), TYPE_INT },
+	[MMAGEN_S8] = { "s8", 8, NOFLT(KIND_SINT), TYPE_INT },
+	[MMAGEN_U8] = { "u8", 8, NOFLT(KIND_UINT), TYPE_INT },
+	[MMAGEN_S4] = { "s4", 4, NOFLT(KIND_SINT), TYPE_INT | TYPE_SUB },
+	[MMAGEN_U4] = { "u4", 4, NOFLT(KIND_UINT), TYPE_INT | TYPE_SUB },
+	[MMAGEN_B1] = { "b1", 1, NOFLT(KIND_BIT), TYPE_SUB },
 };
 
 #undef FLT
@@ -91,9 +92,12 @@ unsigned mmagen_type_bits(mmagen_type t)
 
 int mmagen_type_is_float(mmagen_type t)
 {
-	enum type_kind k = desc(t)->kind;
+	return (desc(t)->cls & TYPE_FLOAT) != 0;
+}
 
-	return k == KIND_F64 || k == KIND_FLOAT || k == KIND_UE8M0;
+unsigned mmagen_type_class(mmagen_type t)
+{
+	return desc(t)->cls;
 }
 
 static uint64_t low_mask(unsigned bits)

@@ -248,6 +248,67 @@ static void test_selection(void)
 	}
 }
 
+/* targets.def's GEMM and shared-memory columns agree with its features
+ * and with the values the GEMM planners were written against. */
+static void test_target_columns(void)
+{
+	for (int t = 0; t < T_COUNT; t++) {
+		unsigned g = mmagen_target_gemm(t);
+		uint32_t f = mmagen_target_features(t);
+		const char *nm = mmagen_target_name(t);
+		CHECK(!(g & GEMM_SYNC_DEF) || (g & GEMM_SYNC), "%s: GEMM_SYNC_DEF without GEMM_SYNC", nm);
+		CHECK(!(g & GEMM_SYNC) || (f & F_SM80), "%s: mma.sync GEMM without F_SM80", nm);
+		CHECK(!(g & GEMM_WGMMA) || (f & F_WGMMA), "%s: wgmma GEMM without F_WGMMA", nm);
+		CHECK(!(g & GEMM_WGMMA) || !(g & GEMM_SYNC_DEF), "%s: two default GEMM paths", nm);
+		CHECK(!(g & GEMM_BS) || (g == GEMM_BS && mmagen_targets[t].sm >= 120),
+		      "%s: the SM120 GEMM takes every request of an sm_12x target", nm);
+		CHECK(!g || mmagen_target_smem(t) >= 99u * 1024u,
+		      "%s: a GEMM target without its shared memory", nm);
+		CHECK(mmagen_target_smem(t) % 1024u == 0, "%s: shared memory not whole KiB", nm);
+	}
+	static const struct { const char *name; unsigned gemm, kib; } want[] = {
+		{ "sm_80", GEMM_SYNC | GEMM_SYNC_DEF, 163 }, { "sm_86", GEMM_SYNC | GEMM_SYNC_DEF, 99 },
+		{ "sm_89", GEMM_SYNC | GEMM_SYNC_DEF, 99 }, { "sm_90", GEMM_SYNC, 227 },
+		{ "sm_90a", GEMM_SYNC | GEMM_WGMMA, 227 }, { "sm_100a", 0, 227 },
+		{ "sm_120a", GEMM_BS, 99 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int t = -1;
+		CHECK(mmagen_target_parse(want[i].name, &t) == MMAGEN_OK, "parse %s", want[i].name);
+		CHECK(mmagen_target_gemm(t) == want[i].gemm, "%s: gemm %#x, not %#x", want[i].name,
+		      mmagen_target_gemm(t), want[i].gemm);
+		CHECK(mmagen_target_smem(t) == want[i].kib * 1024u, "%s: smem %u, not %u KiB",
+		      want[i].name, mmagen_target_smem(t), want[i].kib);
+	}
+	CHECK(!mmagen_target_gemm(-1) && !mmagen_target_smem(T_COUNT) && !mmagen_target_features(T_COUNT),
+	      "out-of-range targets have no columns");
+}
+
+/* The type table's classes against the types' names and widths. */
+static void test_type_classes(void)
+{
+	static const struct { mmagen_type t; unsigned cls; } want[] = {
+		{ MMAGEN_E4M3, TYPE_FLOAT | TYPE_FP8 }, { MMAGEN_E5M2, TYPE_FLOAT | TYPE_FP8 },
+		{ MMAGEN_E3M2, TYPE_FLOAT | TYPE_FP6 | TYPE_SUB }, { MMAGEN_E2M3, TYPE_FLOAT | TYPE_FP6 | TYPE_SUB },
+		{ MMAGEN_E2M1, TYPE_FLOAT | TYPE_FP4 | TYPE_SUB }, { MMAGEN_S8, TYPE_INT },
+		{ MMAGEN_U8, TYPE_INT }, { MMAGEN_S4, TYPE_INT | TYPE_SUB }, { MMAGEN_U4, TYPE_INT | TYPE_SUB },
+		{ MMAGEN_S32, TYPE_INT }, { MMAGEN_B1, TYPE_SUB }, { MMAGEN_BF16, TYPE_FLOAT },
+		{ MMAGEN_UE8M0, TYPE_FLOAT | TYPE_SCALE }, { MMAGEN_UE4M3, TYPE_FLOAT | TYPE_SCALE },
+		{ MMAGEN_TYPE_NONE, 0 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		CHECK(mmagen_type_class(want[i].t) == want[i].cls, "%s: class %#x, not %#x",
+		      mmagen_type_name(want[i].t), mmagen_type_class(want[i].t), want[i].cls);
+	for (int t = 1; t < MMAGEN_TYPE_COUNT; t++) {
+		unsigned c = mmagen_type_class((mmagen_type)t), bits = mmagen_type_bits((mmagen_type)t);
+		CHECK(!(c & TYPE_SUB) == (bits >= 8), "%s: sub-byte class and %u bits disagree",
+		      mmagen_type_name((mmagen_type)t), bits);
+		CHECK(!(c & TYPE_FLOAT) != !(c & TYPE_INT) || c == TYPE_SUB,
+		      "%s: float or integer, one of them", mmagen_type_name((mmagen_type)t));
+	}
+	CHECK(mmagen_type_class((mmagen_type)MMAGEN_TYPE_COUNT) == 0, "out of range: no class");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -259,5 +320,7 @@ int main(int argc, char **argv)
 	test_rules_agree_with_table();
 	test_seed_rows(argv[1]);
 	test_selection();
+	test_target_columns();
+	test_type_classes();
 	return check_summary();
 }
