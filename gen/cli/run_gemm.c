@@ -281,7 +281,7 @@ static int report_check(const char *what, const struct rg_data *d, size_t guard_
 	return 0;
 }
 
-/* ---- the command ---- */
+/* ---- the GPU and the kernel ---- */
 int rgg_open_gpu(const struct run_opts *ro, mmart_ctx **ctx)
 {
 	mmart_status s = mmart_open(ro->device, ctx);
@@ -380,7 +380,7 @@ static int time_load(mmagen_gemm_request *r, int has_arch, const struct run_opts
 	return bench_load_gen(what, gen_gemm, r, ro);
 }
 
-
+/* ---- the command ---- */
 /* A request that only sm_120a has: block-scaled, or FP6/FP4 operands. */
 static int sm120_request(const mmagen_gemm_request *r)
 {

@@ -68,7 +68,6 @@ static int sample_start(struct gpu *g)
 	return 0;
 }
 
-
 /* WARMUP launches, then `reps` launches back to back, launch i on operand
  * set i % sets (no launch finds the previous one's operands in L2), an
  * event between each two, their times into ms[].  A memset of `blocker`
