@@ -35,7 +35,7 @@ void nvml_close(struct nvml_sampler *s);
 /* The median of n > 0 values (sorts them). */
 double nvml_median(unsigned *v, size_t n);
 /* One side's figures from its two bursts: the mean of their medians (as
- * the times: run_gemm.c's two_bursts), the samples of both, the shorter
+ * the times: run_gemm_bench.c's two_bursts), the samples of both, the shorter
  * burst's seconds; a burst without samples counts for nothing. */
 struct nvml_stats nvml_combine(const struct nvml_stats *x, const struct nvml_stats *y);
 

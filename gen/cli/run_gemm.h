@@ -3,13 +3,25 @@
  * its operands.  Part of the CLI (like run.h), built on the public APIs of
  * libmmagen and libmmart only.
  *
- *   run_gemm.c       the GPU side: load, launch, check, --bench
- *   run_gemm_host.c  everything a CPU can do and the unit tests reach: the
- *                    problem's rules, inputs, the reference and its
- *                    tolerance, the sample, save and load
- *   cublaslt.c       cuBLASLt through dlopen, for --bench
- *   run_gemm_sm120.c the sm_120a GEMM's operands (containers, scale rows),
- *                    reference, check and --save (end of this header)
+ *   the GPU side (run_gemm_gpu.h, what its files share):
+ *   run_gemm.c           the command: options, device operands, load and
+ *                        launch through libmmart's GEMM launcher, split-K,
+ *                        the check, --time-load
+ *   run_gemm_bench.c     --bench: cuBLASLt beside it, bursts, clocks
+ *   run_gemm_tune.c      --tune, tuned and chosen kernel choices
+ *   run_gemm_sm120_gpu.c sm_120a kernels on an SM120 GPU
+ *   cublaslt.c           cuBLASLt through dlopen, for --bench
+ *
+ *   the host side (this header; everything a CPU can do and the unit
+ *   tests reach):
+ *   run_gemm_host.c      the problem's rules, inputs, the reference and
+ *                        its tolerance, the sample, the comparison
+ *   run_gemm_save.c      save and load (gemm.json and its JSON reader)
+ *   run_gemm_tune_file.c tuned choices: keys, the records file, the
+ *                        candidates --tune tries
+ *   run_gemm_sm120.c     the sm_120a GEMM's operands (containers, scale
+ *                        rows), reference, check and --save (end of this
+ *                        header)
  *
  * The problem (layout tn, the one the generator writes today): A is M x K
  * row-major; B is K x N column-major, i.e. N rows of K elements; C and D
@@ -149,6 +161,8 @@ double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs);
  * result wrapped to s32, exactly. */
 double rg_reference(const struct rg_data *d, uint32_t i, uint32_t j,
 		    double *sum_abs, double *cval);
+/* D is e4m3 or e5m2 (scaled by d_scale). */
+int rg_fp8_out(const struct rg_problem *p);
 /* cvt.rzi.s32.f32: x truncated toward zero, saturated to s32. */
 int32_t rg_int_scale(float x);
 /* x modulo 2^32 as an s32 (x an integer below 2^63 in magnitude). */
@@ -191,7 +205,8 @@ void rg_verdict_add(struct rg_verdict *r, uint32_t i, uint32_t j, double got, do
 /* Compare d->d with the reference at the elements of rg_sample(). */
 int rg_verify(const struct rg_data *d, struct rg_verdict *v);
 
-/* Operands to DIR/A.bin, B.bin, C.bin, D.bin (raw little-endian) and the
+/* ---- run_gemm_save.c ----
+ * Operands to DIR/A.bin, B.bin, C.bin, D.bin (raw little-endian) and the
  * description DIR/gemm.json, each through mmagen_write_file; DIR is made
  * if missing.  The description is written last; a 4-bit operand's entry
  * has "packing" (two elements a byte, low nibble first), which rg_load
@@ -211,7 +226,7 @@ int rg_save(const char *dir, const struct rg_data *d, const char *layout);
  * strides, layout, alpha, beta). */
 int rg_load(const char *dir, struct rg_data *d, const char *layout);
 
-/* ---- tuned choices (run_gemm_host.c) ----
+/* ---- tuned choices (run_gemm_tune_file.c) ----
  * `run gemm --tune` times a few tile/stage/cluster/group choices and
  * remembers the fastest per key in RG_TUNE_FILE in the cache directory
  * (mmart_cache_default_dir: the directory and the file must be yours and
@@ -269,7 +284,7 @@ int rg_tune_record(const char *path, const struct rg_tune_key *key, const struct
 unsigned rg_tune_candidates(const mmagen_gemm_request *r, uint32_t m, struct rg_tune_choice *c,
 			    unsigned max);
 
-/* splitmix64: the one generator of inputs and samples. */
+/* splitmix64: the one generator of inputs and samples (run_gemm_host.c). */
 uint64_t rg_next(uint64_t *state);
 
 /* ---- run_gemm_sm120.c: the sm_120a GEMM's operands ----

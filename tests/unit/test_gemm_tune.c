@@ -1,5 +1,5 @@
 /* test_gemm_tune.c - `run gemm --tune`'s records on the CPU
- * (gen/cli/run_gemm_host.c): shape classes, keys, the file in the cache
+ * (gen/cli/run_gemm_tune_file.c): shape classes, keys, the file in the cache
  * directory (its text written out here), lookups, replacement, and every
  * kind of file that must be ignored with one line: another version, a
  * line that is not a record, a NUL byte, a file or directory others may

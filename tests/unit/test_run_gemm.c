@@ -1,7 +1,7 @@
-/* test_run_gemm.c - the CPU side of `run gemm` (gen/cli/run_gemm_host.c): the
- * problem's rules, the random inputs, the exact reference, its tolerance,
- * the sample of checked elements, the comparison, the grid, and the
- * operands on disk.  Expectations are worked out by hand here (powers of
+/* test_run_gemm.c - the CPU side of `run gemm` (gen/cli/run_gemm_host.c,
+ * run_gemm_save.c): the problem's rules, the random inputs, the exact
+ * reference, its tolerance, the sample of checked elements, the
+ * comparison, the grid, and the operands on disk.  Expectations are worked out by hand here (powers of
  * two, small integers) or by an independent model of the kernel's f32
  * arithmetic, never by calling the code under test twice. */
 #define _POSIX_C_SOURCE 200809L
