@@ -51,8 +51,8 @@ static mmart_status args_in(const mmart_gemm_args *in, mmart_gemm_args *a)
 {
 	if (!in)
 		return BAD("mmart_gemm: args is NULL");
-	if (in->size < offsetof(mmart_gemm_args, sa) || in->size > sizeof *a)
-		return BAD("mmart_gemm: args.size = %zu is not a size of mmart_gemm_args "
+	if (in->size != sizeof *a)
+		return BAD("mmart_gemm: args.size = %zu is not the size of mmart_gemm_args "
 			   "(%zu here): set it with mmart_gemm_args_init", in->size, sizeof *a);
 	memset(a, 0, sizeof *a);
 	memcpy(a, in, in->size);
@@ -120,10 +120,11 @@ void mmart_gemm_kernel_free(mmart_gemm_kernel *k)
 
 /* A buffer of at least `bytes`, grown when short.  The old one may be in
  * use by a launch still running: wait for the context before freeing it
- * (growth is rare: once per larger shape).  zero: a new one is zeroed
- * (the split-K counters; every launch leaves them zero). */
+ * (growth is rare: once per larger shape).  fill: every byte of a new
+ * one, or -1 for none (the split-K counters 0: every launch leaves them
+ * zero; the workspace poisoned). */
 static mmart_status ensure(mmart_gemm_kernel *k, uint64_t *buf, uint64_t *have, uint64_t bytes,
-			   int zero)
+			   int fill)
 {
 	mmart_status s;
 
@@ -138,7 +139,7 @@ static mmart_status ensure(mmart_gemm_kernel *k, uint64_t *buf, uint64_t *have, 
 	}
 	if ((s = mmart_alloc(k->ctx, bytes, buf)))
 		return s;
-	if (zero && (s = mmart_memset8(k->ctx, *buf, 0, bytes))) {
+	if (fill >= 0 && (s = mmart_memset8(k->ctx, *buf, (uint8_t)fill, bytes))) {
 		mmart_free(k->ctx, *buf);
 		*buf = 0;
 		return s;
@@ -147,10 +148,11 @@ static mmart_status ensure(mmart_gemm_kernel *k, uint64_t *buf, uint64_t *have, 
 	return MMART_OK;
 }
 
-/* The encoded map of one operand, from the cache or encoded now. */
+/* The encoded map of one operand, from the cache or encoded now, copied
+ * into *out: a later miss of the same launch may reuse the cache slot. */
 static mmart_status tmap(mmart_gemm_kernel *k, char which, const struct gemm_operand *o,
 			 uint64_t addr, const uint64_t dims[2], uint64_t pitch,
-			 const unsigned box[2], const mmart_tensor_map **out)
+			 const unsigned box[2], mmart_tensor_map *out)
 {
 	const uint64_t key[5] = { (uint64_t)which, addr, dims[0], dims[1], pitch };
 	struct tmap_entry *e;
@@ -159,7 +161,7 @@ static mmart_status tmap(mmart_gemm_kernel *k, char which, const struct gemm_ope
 
 	for (unsigned i = 0; i < TMAP_CACHE; i++)
 		if (k->tmaps[i].used && !memcmp(k->tmaps[i].key, key, sizeof key)) {
-			*out = &k->tmaps[i].map;
+			*out = k->tmaps[i].map;
 			return MMART_OK;
 		}
 	e = &k->tmaps[k->tmap_next];
@@ -176,7 +178,7 @@ static mmart_status tmap(mmart_gemm_kernel *k, char which, const struct gemm_ope
 		return s;
 	memcpy(e->key, key, sizeof key);
 	e->used = 1;
-	*out = &e->map;
+	*out = e->map;
 	return MMART_OK;
 }
 
@@ -214,8 +216,8 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 {
 	const struct gemm_abi *abi = &k->abi;
 	struct gemm_launch l;
-	const mmart_tensor_map *ta = NULL, *tb = NULL, *td = NULL;
-	static const mmart_tensor_map zero_map;
+	mmart_tensor_map ta, tb, td;           /* 64-byte aligned by type */
+	memset(&td, 0, sizeof td);
 	mmart_status s;
 	CUresult res;
 
@@ -227,7 +229,7 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 		return s;
 	if (l.stage_bytes) {
 		if ((s = MMART_NEED(cuMemcpy2DAsync)) ||
-		    (s = ensure(k, &k->stage, &k->stage_bytes, l.stage_bytes, 0)))
+		    (s = ensure(k, &k->stage, &k->stage_bytes, l.stage_bytes, -1)))
 			return s;
 		/* staged views hold offsets into the buffer; C is D when
 		 * beta is 0 (not read) */
@@ -244,9 +246,11 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 		    (args->beta != 0 && l.c.staged && (s = stage_in(&l.c, st))))
 			return s;
 	}
-	if (l.ws_bytes && (s = ensure(k, &k->ws, &k->ws_bytes, l.ws_bytes, 0)))
+	/* the workspace poisoned once (0xFF: f32 NaN), as any contents are
+	 * allowed: a slot read before its slice wrote it shows in D */
+	if (l.ws_bytes && (s = ensure(k, &k->ws, &k->ws_bytes, l.ws_bytes, 0xFF)))
 		return s;
-	if (l.ctr_bytes && (s = ensure(k, &k->ctr, &k->ctr_bytes, l.ctr_bytes, 1)))
+	if (l.ctr_bytes && (s = ensure(k, &k->ctr, &k->ctr_bytes, l.ctr_bytes, 0)))
 		return s;
 	if (abi->path == GP_WGMMA) {
 		if ((s = tmap(k, 'A', &abi->a, l.a.addr, l.dims_a, l.pitch_a, abi->box_a, &ta)) ||
@@ -276,8 +280,8 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 	u32[GR_LDB] = (uint32_t)l.b.ld;
 	u32[GR_LDC] = (uint32_t)l.c.ld;
 	u32[GR_LDD] = (uint32_t)l.d.ld;
-	u32[GR_LDSA] = (uint32_t)args->ldsa;
-	u32[GR_LDSB] = (uint32_t)args->ldsb;
+	u32[GR_LDSA] = l.ldsa;
+	u32[GR_LDSB] = l.ldsb;
 	u32[GR_D_TMA] = (uint32_t)l.d_tma;
 	u32[GR_SPLITS] = l.splits;
 	f32[GR_ALPHA] = args->alpha;
@@ -287,10 +291,9 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 		enum gemm_role r = abi->role[i];
 		switch (abi->kind[i]) {
 		case GK_TMAP:
-			params[i] = (void *)(r == GR_TENSOR_A ? ta : r == GR_TENSOR_B ? tb
-					     : td ? td : &zero_map);
-			if (!params[i])
+			if (abi->path != GP_WGMMA)
 				return BAD("GEMM ABI: tensor map %u on a kernel without them", i);
+			params[i] = r == GR_TENSOR_A ? &ta : r == GR_TENSOR_B ? &tb : &td;
 			break;
 		case GK_U64: params[i] = &u64[r]; break;
 		case GK_U32: params[i] = &u32[r]; break;
@@ -459,6 +462,10 @@ mmart_status mmart_gemm_kernel_for(mmart_gemm *g, uint32_t m, uint32_t n, uint32
 			goto out;
 		}
 		s = g->generate(g->user, g->ctx, &shape, &made, err, sizeof err);
+		if (s && made) {
+			mmart_gemm_kernel_free(made);
+			made = NULL;
+		}
 		if (s || !made) {
 			if (err[0])
 				mmart_set_error(s ? s : MMART_INVALID_ARGUMENT, "%s", err);
@@ -489,9 +496,10 @@ mmart_status mmart_gemm_launch(mmart_gemm *g, const mmart_gemm_args *args, void 
 	mmart_gemm_kernel *k;
 	mmart_status s;
 
-	if (!args)
-		return BAD("mmart_gemm_launch: args is NULL");
-	if ((s = mmart_gemm_kernel_for(g, args->m, args->n, args->k, &k)))
+	mmart_gemm_args a;
+	if ((s = args_in(args, &a)))
+		return s;
+	if ((s = mmart_gemm_kernel_for(g, a.m, a.n, a.k, &k)))
 		return s;
 	return mmart_gemm_kernel_launch(k, args, stream);
 }

@@ -6,24 +6,30 @@
 
 #include "internal.h"
 
-/* The parameters the launcher knows, by the ABI's names. */
+enum gemm_kind { GK_TMAP, GK_U64, GK_U32, GK_F32 };
+
+/* The parameters the launcher knows, by the ABI's names, and the kind
+ * each must have. */
 #define MMART_GEMM_ROLES(X)                                                \
-	X(TENSOR_A, "tensor_a") X(TENSOR_B, "tensor_b")                    \
-	X(TENSOR_D, "tensor_d") X(A, "a") X(B, "b") X(SA, "sa") X(SB, "sb") \
-	X(D, "d") X(C, "c") X(M, "m") X(N, "n") X(K, "k") X(LDA, "lda")    \
-	X(LDB, "ldb") X(LDSA, "ldsa") X(LDSB, "ldsb") X(LDD, "ldd")        \
-	X(LDC, "ldc") X(ALPHA, "alpha") X(BETA, "beta") X(D_TMA, "d_tma")  \
-	X(D_SCALE, "d_scale") X(WORKSPACE, "workspace")                    \
-	X(COUNTERS, "counters") X(SPLITS, "splits")
+	X(TENSOR_A, "tensor_a", GK_TMAP) X(TENSOR_B, "tensor_b", GK_TMAP)  \
+	X(TENSOR_D, "tensor_d", GK_TMAP) X(A, "a", GK_U64)                 \
+	X(B, "b", GK_U64) X(SA, "sa", GK_U64) X(SB, "sb", GK_U64)          \
+	X(D, "d", GK_U64) X(C, "c", GK_U64) X(M, "m", GK_U32)              \
+	X(N, "n", GK_U32) X(K, "k", GK_U32) X(LDA, "lda", GK_U32)          \
+	X(LDB, "ldb", GK_U32) X(LDSA, "ldsa", GK_U32)                      \
+	X(LDSB, "ldsb", GK_U32) X(LDD, "ldd", GK_U32) X(LDC, "ldc", GK_U32) \
+	X(ALPHA, "alpha", GK_F32) X(BETA, "beta", GK_F32)                  \
+	X(D_TMA, "d_tma", GK_U32) X(D_SCALE, "d_scale", GK_F32)            \
+	X(WORKSPACE, "workspace", GK_U64) X(COUNTERS, "counters", GK_U64)  \
+	X(SPLITS, "splits", GK_U32)
 
 enum gemm_role {
-#define X(id, name) GR_##id,
+#define X(id, name, kind) GR_##id,
 	MMART_GEMM_ROLES(X)
 #undef X
 	GR_COUNT
 };
 
-enum gemm_kind { GK_TMAP, GK_U64, GK_U32, GK_F32 };
 enum gemm_path { GP_WGMMA, GP_MMA_SYNC, GP_SM120 };
 enum gemm_split { GS_NONE, GS_TAIL, GS_SLOTS, GS_Z };
 
@@ -82,6 +88,7 @@ struct gemm_launch {
 	uint64_t ws_bytes, ctr_bytes;
 	uint64_t stage_bytes;     /* the staging buffers, laid out back to back */
 	int d_tma;
+	uint32_t ldsa, ldsb;      /* sm_120a's scale row pitches (bytes) */
 	/* tensor maps (wgmma): dims innermost first, row pitch in bytes */
 	uint64_t dims_a[2], dims_b[2], dims_d[2];
 	uint64_t pitch_a, pitch_b, pitch_d;

@@ -11,7 +11,13 @@
 #define BAD(...) mmart_set_error(MMART_INVALID_ARGUMENT, __VA_ARGS__)
 
 static const char *const role_names[GR_COUNT] = {
-#define X(id, name) name,
+#define X(id, name, kind) name,
+	MMART_GEMM_ROLES(X)
+#undef X
+};
+
+static const enum gemm_kind role_kinds[GR_COUNT] = {
+#define X(id, name, kind) kind,
 	MMART_GEMM_ROLES(X)
 #undef X
 };
@@ -44,8 +50,8 @@ static int parse_param(const char *rest, struct gemm_abi *a)
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(kind, kinds[i]))
 			k = i;
-	if (r < 0 || k < 0)
-		return -1;
+	if (r < 0 || k < 0 || role_kinds[r] != (enum gemm_kind)k)
+		return -1;        /* (a kind the launcher would not pack right) */
 	a->role[a->nparams] = (enum gemm_role)r;
 	a->kind[a->nparams++] = (enum gemm_kind)k;
 	return 0;
@@ -118,7 +124,7 @@ static int parse_line(const char *key, const char *rest, struct gemm_abi *a)
 			a->split = GS_NONE;
 			return 0;
 		}
-		if (n != 2 || x > 65536)
+		if (n != 2 || x > 65535)
 			return -1;
 		a->splits = x;
 		a->split = !strcmp(w, "tail") ? GS_TAIL : !strcmp(w, "slots") ? GS_SLOTS
@@ -355,6 +361,29 @@ mmart_status mmart_gemm_plan(const struct gemm_abi *abi, int sms, const mmart_ge
 			return BAD("%c = %u: M, N and K are 1 to 2^31-1", "MNK"[i], dims[i]);
 	if (abi->path == GP_SM120 && abi->scale_block && (!args->sa || !args->sb))
 		return BAD("this kernel is block-scaled: pass the scales sa and sb (and ldsa, ldsb)");
+	if (abi->path == GP_SM120 && abi->scale_block) {
+		/* a scale byte per scale_block elements of K; the kernel copies
+		 * spb bytes a row per K block: rows of at least ceil(K/block)
+		 * bytes, a multiple of spb (0: that, dense) */
+		uint64_t need = ceil_div(args->k, abi->scale_block);
+		uint64_t spb = abi->tile_k / abi->scale_block ? abi->tile_k / abi->scale_block : 1;
+		uint64_t dense = round_up(need, spb);
+		const uint64_t ld[2] = { args->ldsa ? args->ldsa : dense, args->ldsb ? args->ldsb : dense };
+		const uint64_t base[2] = { args->sa, args->sb };
+		for (int i = 0; i < 2; i++) {
+			const char *nm = i ? "ldsb" : "ldsa";
+			if (ld[i] < need || ld[i] % spb || ld[i] > 0xffffffffu)
+				return BAD("%s = %llu: scale rows are at least ceil(K / %u) = %llu bytes, a multiple of %llu, below 2^32; use %s = %llu",
+					   nm, (unsigned long long)ld[i], abi->scale_block,
+					   (unsigned long long)need, (unsigned long long)spb, nm,
+					   (unsigned long long)dense);
+			if (base[i] % 16)
+				return BAD("%s: the scales' base is not 16-byte aligned (the kernel copies 16-byte chunks)",
+					   i ? "sb" : "sa");
+		}
+		l.ldsa = (uint32_t)ld[0];
+		l.ldsb = (uint32_t)ld[1];
+	}
 	l.m = args->m;
 	l.n = args->n;
 	/* K padded to the kernel's multiple where a K-major operand needs it */

@@ -410,7 +410,7 @@ mmart_status mmart_tensor_map_encode(mmart_ctx *ctx, const char *name,
  * and D copied back; the cost shows in benchmarks, not in results.
  *
  * Tensor maps are encoded once per (operand, address, shape, leading
- * dimension) and kept (the last 64); the split-K workspace and counters
+ * dimension) and kept (the 64 encoded last); the split-K workspace and counters
  * and the staging buffers belong to the kernel and grow as needed, so
  * launches of one kernel must not overlap (use one kernel per stream, or
  * order the streams).  Kernels use the context's primary context, so a
@@ -429,7 +429,9 @@ typedef struct mmart_gemm_args {
 	uint32_t splits;          /* split-K kernels whose S is chosen at run
 				   * time (`--split-k auto`): S; 0: 1 */
 	uint64_t sa, sb;          /* sm_120a block scales (0 without) */
-	uint64_t ldsa, ldsb;      /* their row pitches in bytes */
+	uint64_t ldsa, ldsb;      /* their row pitches in bytes; 0: dense
+				   * (ceil(K / block) rounded up to the
+				   * kernel's bytes per K block) */
 } mmart_gemm_args;
 
 MMART_API
@@ -455,9 +457,8 @@ mmart_status mmart_gemm_kernel_launch(mmart_gemm_kernel *k,
  * NULL is ignored.  Its module stays loaded with the context. */
 MMART_API
 void mmart_gemm_kernel_free(mmart_gemm_kernel *k);
-/* The CUfunction, grid and block of the launch args would make (no
- * launch), for tools that time or profile the kernel themselves; grid
- * and block may be NULL. */
+/* The grid and block of the launch args would make (no launch), for
+ * tools that report or profile it; grid and block may be NULL. */
 MMART_API
 mmart_status mmart_gemm_kernel_grid(mmart_gemm_kernel *k,
 				    const mmart_gemm_args *args,
@@ -468,8 +469,13 @@ mmart_status mmart_gemm_kernel_grid(mmart_gemm_kernel *k,
  * generator the caller passes (mmagen_jit.h's mmagen_jit_generate turns
  * an mmagen_gemm_request into one: choose tiles and split-K for the
  * shape, emit the PTX and its ABI, load); later launches of that shape
- * cost one lookup and the launch.  Thread-safe: the kernel is made once
- * even when threads race for it. */
+ * cost one lookup and the launch.  Threads may share a handle: a kernel
+ * is made once even when they race for it (the generator runs under the
+ * handle's lock).  But a kernel's buffers (split-K workspace, staging)
+ * serve one launch at a time: launches that may run at once on the GPU
+ * (other streams) need a handle each.  CUDA graph capture works after a
+ * warm-up launch of the same shape and operands (nothing is allocated or
+ * synchronised then); a capture that grows a buffer fails. */
 typedef struct mmart_gemm mmart_gemm;
 
 typedef struct mmart_gemm_shape {

@@ -208,6 +208,94 @@ out:
 	return rc;
 }
 
+/* One handle, many launches: A fixed, a new B at another address each
+ * time (its tensor map encoded anew while A's is taken from the cache),
+ * on a stream of the caller's, C = 0 with beta = 0; and FP8 D with
+ * d_scale.  Every launch's D checked whole. */
+#define REUSE 70
+static int run_reuse(mmart_ctx *ctx)
+{
+	const uint32_t m = 96, n = 80, k = 64;
+	uint16_t ha[96 * 64], hb[80 * 64];
+	uint8_t hd[96 * 80 * 4];
+	uint64_t da = 0, db[REUSE] = { 0 }, dd = 0;
+	mmagen_gemm_request r, r8;
+	mmart_gemm *g = NULL, *g8 = NULL;
+	mmart_stream *st = NULL;
+	mmart_gemm_args args;
+	size_t bad = 0, launches = 0;
+	int rc = 1;
+
+	for (size_t i = 0; i < m * k; i++)
+		ha[i] = (uint16_t)draw(MMAGEN_BF16);
+	mmagen_gemm_request_init(&r);
+	r.a = r.b = r.out = MMAGEN_BF16;
+	r8 = r;
+	r8.out = MMAGEN_E4M3;
+	if (mmart_alloc(ctx, sizeof ha, &da) || mmart_copy_to_device(ctx, da, ha, sizeof ha) ||
+	    mmart_alloc(ctx, sizeof hd, &dd) || mmart_stream_create(ctx, &st) ||
+	    mmart_gemm_create(ctx, mmagen_jit_generate, &r, &g) ||
+	    mmart_gemm_create(ctx, mmagen_jit_generate, &r8, &g8)) {
+		printf("FAIL reuse: %s\n", mmart_last_error());
+		goto out;
+	}
+	for (int it = 0; it < REUSE + 1; it++) {
+		int fp8 = it == REUSE;              /* the last: e4m3 D, d_scale 0.5 */
+		mmagen_type out = fp8 ? MMAGEN_E4M3 : MMAGEN_BF16;
+		unsigned ed = eb(out);
+		int i = fp8 ? 0 : it;
+		for (size_t j = 0; j < n * k; j++)
+			hb[j] = (uint16_t)draw(MMAGEN_BF16);
+		if ((!db[i] && mmart_alloc(ctx, sizeof hb, &db[i])) ||
+		    mmart_copy_to_device(ctx, db[i], hb, sizeof hb) ||
+		    mmart_memset8(ctx, dd, 0xFF, sizeof hd)) {
+			printf("FAIL reuse: %s\n", mmart_last_error());
+			goto out;
+		}
+		mmart_gemm_args_init(&args);
+		args.m = m;
+		args.n = n;
+		args.k = k;
+		args.a = da;
+		args.b = db[i];
+		args.d = dd;                        /* c left 0: beta is 0 */
+		args.d_scale = fp8 ? 0.5f : 1.0f;
+		if (mmart_gemm_launch(fp8 ? g8 : g, &args, mmart_stream_handle(st)) ||
+		    mmart_stream_sync(ctx, st) || mmart_copy_to_host(ctx, hd, dd, (size_t)m * n * ed)) {
+			printf("FAIL reuse launch %d: %s\n", it, mmart_last_error());
+			goto out;
+		}
+		launches++;
+		for (uint32_t x = 0; x < m; x++)
+			for (uint32_t y = 0; y < n; y++) {
+				double ref = 0, mag = 0;
+				for (uint32_t kk = 0; kk < k; kk++) {
+					double p = value(MMAGEN_BF16, ha[x * k + kk]) *
+						   value(MMAGEN_BF16, hb[y * k + kk]);
+					ref += p;
+					mag += fabs(p);
+				}
+				ref *= args.d_scale;
+				double got = value(out, get(hd, (size_t)x * n + y, ed));
+				/* e4m3: half an ulp is up to 2^-4 of |x| */
+				double tol = 1e-5 * mag + fabs(ref) * (fp8 ? 1.0 / 16 : 1.0 / 128) + 1e-6;
+				bad += !(fabs(got - ref) <= tol);
+			}
+	}
+	printf("%s reuse: %zu launches of one kernel (A's map cached, %d new B), then e4m3 D with d_scale 0.5, on a stream of its own: %zu elements wrong\n",
+	       bad ? "FAIL" : "PASS", launches, REUSE, bad);
+	rc = bad != 0;
+out:
+	mmart_gemm_destroy(g);
+	mmart_gemm_destroy(g8);
+	mmart_stream_destroy(ctx, st);
+	mmart_free(ctx, da);
+	mmart_free(ctx, dd);
+	for (int i = 0; i < REUSE; i++)
+		mmart_free(ctx, db[i]);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct tcase cases[] = {
@@ -263,7 +351,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		fails += run_case(ctx, &cases[i], &skipped);
+	fails += run_reuse(ctx);
 	mmart_close(ctx);
-	printf("%d of %zu cases failed\n", fails, sizeof cases / sizeof cases[0]);
+	printf("%d of %zu cases failed\n", fails, sizeof cases / sizeof cases[0] + 1);
 	return fails ? 1 : 0;
 }

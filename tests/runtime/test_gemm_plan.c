@@ -423,6 +423,13 @@ static void test_reject(void)
 	t = edit(good, pm, "param m u16", 0);
 	REFUSED(t, pm, "u16");
 	free(t);
+	/* a known name of another kind than the launcher packs it as */
+	t = edit(good, pm, "param m u64", 0);
+	REFUSED(t, pm, "param m u64");
+	free(t);
+	t = edit(good, pm, "param m tmap", 0);
+	REFUSED(t, pm, "param m tmap");
+	free(t);
 	/* an over-long line (255 characters are the most) */
 	char longer[300];
 	memset(longer, 'x', sizeof longer);
@@ -1000,6 +1007,27 @@ static void test_plan_sm120(void)
 	if (PLAN(&k.p, 188, &a, &l))
 		CHECK(!l.a.staged && !l.b.staged && l.grid[0] == 4 && l.grid[2] == 1,
 		      "sm_120a: A %d B %d grid %u", l.a.staged, l.b.staged, l.grid[0]);
+	/* scale rows: 0 is the dense pitch, ceil(K / 32) = 8 bytes rounded up
+	 * to the kernel's bytes per K block; shorter rows, or rows not a
+	 * multiple of that, refused with the dense value */
+	unsigned spb = k.p.tile_k / k.p.scale_block;
+	unsigned dense = (8 + spb - 1) / spb * spb;
+	a.ldsa = a.ldsb = 0;
+	if (PLAN(&k.p, 188, &a, &l))
+		CHECK(l.ldsa == dense && l.ldsb == dense, "sm_120a dense scale rows: %u %u, want %u",
+		      l.ldsa, l.ldsb, dense);
+	a.ldsa = 7;
+	PLAN_BAD(&k.p, &a, "ldsa = 7", "use ldsa");
+	a.ldsa = dense;
+	a.ldsb = dense + (spb > 1 ? 1 : 0) + 8 * (spb == 1);
+	if (spb > 1)
+		PLAN_BAD(&k.p, &a, "ldsb", "multiple");
+	a.ldsb = 1ull << 32;
+	PLAN_BAD(&k.p, &a, "ldsb", "2^32");
+	a.ldsb = dense;
+	a.sb += 8;
+	PLAN_BAD(&k.p, &a, "sb", "16-byte");
+	a.sb -= 8;
 	/* read as stored: K not a multiple of 32, or A 8 bytes off, refused */
 	a.k = 240;
 	PLAN_BAD(&k.p, &a, "sm_120a", "32");
