@@ -568,7 +568,7 @@ static const struct cli_opt options[] = {
 	NAMED("--format", C(EMIT_TILE), "Output", format, tile_fmt_vals,
 	      "the kernel (default) or its JSON manifest"),
 	NAMED("--format", C(GEMM), "Output", format, gemm_fmt_vals,
-	      "the kernel (default), its JSON manifest, or a C header embedding both"),
+	      "the kernel (default), its JSON manifest, its ABI text for libmmart's launcher (docs/gemm-abi.md), or a C header embedding the kernel and its ABI"),
 	STR("--output", "-o", "FILE", EMIT | DOC | C(GEMM), "Output", out,
 	    "write FILE instead of standard output (see Output files)"),
 
