@@ -1,5 +1,6 @@
 /* gemm_epi.c - the GEMM epilogue's per-element arithmetic (gemm_epi.h),
- * one copy for the sm_90a wgmma path and the warp-level mma.sync path:
+ * one copy for the sm_90a wgmma path, the warp-level mma.sync path and
+ * sm_120a's block-scaled mma.sync path:
  * alpha, beta * C, FP8 D's d_scale, the conversion to D's type and the
  * stores; and element addresses.  A fix or a new step lands on every
  * path. */

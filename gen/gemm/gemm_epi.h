@@ -1,5 +1,6 @@
 /* gemm_epi.h - the GEMM epilogue's per-element arithmetic, one copy for
- * the sm_90a wgmma path and the mma.sync path (gemm_epi.c):
+ * the sm_90a wgmma path, the mma.sync path and sm_120a's block-scaled
+ * mma.sync path (gemm_epi.c):
  *
  *	D = conv(d_scale * (alpha * acc + beta * C))
  *

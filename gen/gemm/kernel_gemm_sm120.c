@@ -555,29 +555,30 @@ static void emit_body(struct k120 *c)
 
 /* ---- the epilogue ----
  * The accumulator layout of m16n8: lane l holds rows l/4 (c0, c1) and
- * l/4 + 8 (c2, c3), columns 2 (l % 4) and +1.  D = alpha acc + beta C,
- * C read only when beta != 0; an element pair is stored whole when both
- * columns are inside N, else its first alone. */
+ * l/4 + 8 (c2, c3), columns 2 (l % 4) and +1.  The per-element steps are
+ * gemm_epi.c's, shared with the other paths: D = alpha acc + beta C, C
+ * read only when beta != 0 (under the element's predicate and has_c, 0
+ * elsewhere); an element pair is stored whole when both columns are
+ * inside N, else its first alone. */
 static void emit_epilogue(struct k120 *c)
 {
 	const struct gemm_plan *g = c->g;
 	struct kb *kb = c->kb;
-	mmagen_type out = g->req.out;
-	unsigned es = mmagen_type_bits(out) / 8;
+	struct gemm_epi e = { .out = g->req.out, .acc = MMAGEN_F32, .cvt_bf16 = 1 };
+	unsigned es = mmagen_type_bits(e.out) / 8;
 	kreg gd = frag_param_ptr(kb, "pd"), gc = frag_param_ptr(kb, "pc");
-	kreg ldd = kb_reg(kb, K_B32), ldc = kb_reg(kb, K_B32), alpha = kb_reg(kb, K_F32);
-	kreg beta = kb_reg(kb, K_F32), has_c = kb_reg(kb, K_PRED), t = kb_reg(kb, K_B32);
+	kreg ldd = kb_reg(kb, K_B32), ldc = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
 	kreg row0 = kb_reg(kb, K_B32), col0 = kb_reg(kb, K_B32), row = kb_reg(kb, K_B32);
 	kreg pin1 = kb_regs(kb, K_PRED, 8), pin2 = kb_regs(kb, K_PRED, 8), prow = kb_reg(kb, K_PRED);
 	kreg p0 = kb_reg(kb, K_PRED), p1 = kb_reg(kb, K_PRED), ps = kb_reg(kb, K_PRED);
 	kreg q0 = kb_reg(kb, K_PRED), q1 = kb_reg(kb, K_PRED);
 	kreg ad = kb_reg(kb, K_B64), ac = kb_reg(kb, K_B64), x = kb_reg(kb, K_B64);
-	kreg v = kb_regs(kb, K_F32, 2), cv = kb_regs(kb, K_F32, 2), w = kb_reg(kb, K_B32);
-	kreg h = kb_reg(kb, K_B16);
+	kreg v = kb_regs(kb, K_F32, 2);
 
-	ke(kb, "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n"
-	       "\tld.param.f32 $r, [palpha];\n\tld.param.f32 $r, [pbeta];\n"
-	       "\tsetp.neu.f32 $r, $r, 0f00000000;\n", ldd, ldc, alpha, beta, has_c, beta);
+	ke(kb, "\tld.param.u32 $r, [pldd];\n\tld.param.u32 $r, [pldc];\n", ldd, ldc);
+	gemm_epi_params(kb, &e);
+	/* D is f32, f16 or bf16 here (gemm_plan_sm120): nothing to add */
+	gemm_epi_params_out(kb, &e);
 	ke(kb, "\tshl.b32 $r, $r, 6;\n\tadd.u32 $r, $r, $r;\n\tshr.u32 $r, $r, 2;\n\tadd.u32 $r, $r, $r;\n",
 	   row0, c->wm, row0, row0, c->m0, t, c->lane, row0, row0, t);
 	ke(kb, "\tshl.b32 $r, $r, 6;\n\tadd.u32 $r, $r, $r;\n\tand.b32 $r, $r, 3;\n"
@@ -599,36 +600,17 @@ static void emit_epilogue(struct k120 *c)
 				   o ? gc : gd);
 			for (unsigned j = 0; j < 8; j++) {
 				unsigned off = 8 * j * es, a0 = ((i * 8 + j) * 4) + 2 * hh;
-				/* p0: element 0 inside, p1: both, ps: element 0 alone */
+				/* p0: element 0 inside, p1: both, ps: element 0
+				 * alone; q0, q1: C's elements read */
 				ke(kb, "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
 				       "\tnot.pred $r, $r;\n\tand.pred $r, $r, $r;\n"
 				       "\tand.pred $r, $r, $r;\n\tand.pred $r, $r, $r;\n",
 				   p0, prow, kr_at(pin1, j), p1, prow, kr_at(pin2, j), ps, kr_at(pin2, j),
-				   ps, ps, p0, q0, p0, has_c, q1, p1, has_c);
-				for (unsigned e = 0; e < 2; e++) {
-					kreg ce = kr_at(cv, e);
-					ke(kb, "\tmul.f32 $r, $r, $r;\n\tmov.f32 $r, 0f00000000;\n",
-					   kr_at(v, e), kr_at(c->acc, a0 + e), alpha, ce);
-					if (out == MMAGEN_F32)
-						ke(kb, "\t@$r ld.global.f32 $r, [$r+$u];\n", e ? q1 : q0, ce,
-						   ac, off + e * es);
-					else
-						ke(kb, "\tmov.b16 $r, 0;\n\t@$r ld.global.b16 $r, [$r+$u];\n"
-						       "\tcvt.f32.$t $r, $r;\n",
-						   h, e ? q1 : q0, h, ac, off + e * es, out, ce, h);
-					ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", kr_at(v, e), beta, ce,
-					   kr_at(v, e));
-				}
-				if (out == MMAGEN_F32) {
-					ke(kb, "\t@$r st.global.v2.f32 [$r+$u], $v;\n"
-					       "\t@$r st.global.f32 [$r+$u], $r;\n",
-					   p1, ad, off, v, ps, ad, off, kr_at(v, 0));
-				} else {
-					ke(kb, "\tcvt.rn.$s.f32 $r, $r, $r;\n\t@$r st.global.b32 [$r+$u], $r;\n"
-					       "\tcvt.rn.$t.f32 $r, $r;\n\t@$r st.global.b16 [$r+$u], $r;\n",
-					   out == MMAGEN_BF16 ? "bf16x2" : "f16x2", w, kr_at(v, 1),
-					   kr_at(v, 0), p1, ad, off, w, out, h, kr_at(v, 0), ps, ad, off, h);
-				}
+				   ps, ps, p0, q0, p0, e.has_c, q1, p1, e.has_c);
+				struct gemm_epi_c cin = { .p = { q0, q1 }, .addr = ac,
+							  .off = { off, off + es } };
+				gemm_epi_pair(kb, &e, v, kr_at(c->acc, a0), kr_at(c->acc, a0 + 1), &cin);
+				gemm_epi_store(kb, &e, p1, ps, ad, off, v);
 			}
 		}
 }
