@@ -83,16 +83,29 @@ mmagen_status gemm_split_plan(const mmagen_gemm_request *req, struct gemm_plan *
  * row tm and tile column tn, tiles going down `group` tile rows, then one
  * tile column to the right (the last group has min(group, tiles_m -
  * first row) rows).  The sm_90a persistent loop computes the same
- * (emit_tile_origin in kernel_gemm_sm90.c) on the template's own
- * registers, which the CPU replays read by name. */
+ * (emit_tile_origin in kernel_gemm_sm90.c) on the registers the
+ * template shares with C (struct sm90_regs), which the CPU replays find
+ * by the kernel's `// slots:` comment. */
 void gemm_emit_tile_order(struct kb *kb, const char *slot, unsigned group, kreg tile,
 			  kreg tiles_m, kreg tiles_n, kreg tm, kreg tn);
+/* The registers templates/gemm_sm90.ptx.in shares with the C side: each
+ * the template's slot of the same name ({{m0}}), from kb_slot_reg
+ * (gemm_emit_sm90).  The template names them all in its `// slots:`
+ * comment, which the CPU replays read. */
+struct sm90_regs {
+	kreg thread, wg, warp, lane;     /* %tid.x; its warpgroup, warp, lane */
+	kreg tile, tiles_m, tiles_n;     /* the tile (split-K: the unit); tile rows, columns */
+	kreg m0, n0, rank;               /* the tile's first row and column; cluster rank */
+	kreg off, bar, empty, x, t;      /* the producer's stage offset, barrier, K
+					  * coordinate; empty[]; scratch */
+	kreg tma, tmb, mask;             /* tensor maps of A and B; multicast mask */
+};
 /* kernel_gemm_sm90_split.c: the reduction, into the kernel builder of
- * gemm_emit_sm90 (acc: the final accumulators; spare: 32-bit registers
- * free to overwrite there (FP8's partial sums), .n 0 for none; row: the
- * thread's first row; m: M) */
-void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg spare,
-			  kreg row, kreg m);
+ * gemm_emit_sm90 (sr: the template's shared registers; acc: the final
+ * accumulators; spare: 32-bit registers free to overwrite there (FP8's
+ * partial sums), .n 0 for none; row: the thread's first row; m: M) */
+void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, const struct sm90_regs *sr,
+			  kreg acc, kreg spare, kreg row, kreg m);
 
 /* kernel_gemm_sm80.c: the warp-level path (mma.sync + ldmatrix +
  * cp.async), sm_80 to sm_89 and, on request, sm_90/sm_90a.  check_sm80

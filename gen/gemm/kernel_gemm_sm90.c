@@ -4,7 +4,13 @@
  *
  * The C side decides the tile and the instruction from the table, and
  * writes what the template cannot: the wgmma sequence of one K block and
- * the epilogue, which names each of the accumulator registers. */
+ * the epilogue, which names each of the accumulator registers.  The
+ * registers both sides use (the thread's warpgroup, warp and lane, the
+ * tile and its origin m0, n0, the producer's barrier and stage offset,
+ * the tensor maps, ...) are the template's slots ({{m0}}), filled with
+ * builder registers (struct sm90_regs, from kb_slot_reg); the template
+ * declares only the registers C never touches, and its `// slots:`
+ * comment names the shared ones for the CPU replays. */
 #include "gemm_plan.h"
 #include "gemm_abi.h"
 
@@ -351,6 +357,7 @@ static void emit_kblock(struct kb *kb, const struct gemm_plan *g, struct instr *
 
 /* Per-thread values the epilogue needs, loaded once. */
 struct ep {
+	const struct sm90_regs *sr;   /* the template's registers */
 	struct gemm_epi x;        /* the per-element arithmetic (gemm_epi.h) */
 	kreg gd, gc, m, n, ldd, ldc;
 	kreg row, col;
@@ -381,8 +388,8 @@ struct ep {
  * then the lane's stmatrix row, below): each 8 x 8 matrix is 8 rows of 16
  * bytes in 8 different units, 32 banks.  Other D by st.shared of the
  * thread's pair: 8-bit D's b16 stores hit 32 different banks; 32-bit D's
- * v2.b32 stores meet 2 ways in a half warp.  Uses the template's %wg,
- * %warp, %lane. */
+ * v2.b32 stores meet 2 ways in a half warp.  Uses the template's wg,
+ * warp, lane (e->sr). */
 static void emit_staging_setup(struct kb *kb, struct ep *e)
 {
 	kreg t = kb_reg(kb, K_B32), u = kb_reg(kb, K_B32);
@@ -397,13 +404,13 @@ static void emit_staging_setup(struct kb *kb, struct ep *e)
 	       "\tmov.b64 $r, tensor_d;\n\tcvta.param.u64 $r, $r;\n",
 	   t, e->tma, t, e->tmd, e->tmd, e->tmd);
 	/* barrier 1 or 2 for warpgroup 1 or 2; the issuer is its thread 0 */
-	ke(kb, "\tmov.u32 $r, %wg;\n\tand.b32 $r, %warp, 3;\n\tor.b32 $r, $r, %lane;\n"
+	ke(kb, "\tmov.u32 $r, $r;\n\tand.b32 $r, $r, 3;\n\tor.b32 $r, $r, $r;\n"
 	       "\tsetp.eq.u32 $r, $r, 0;\n\tmov.u32 $r, 0;\n",
-	   e->wgbar, t, t, t, e->issuer, t, e->ebuf);
+	   e->wgbar, e->sr->wg, t, e->sr->warp, t, t, e->sr->lane, e->issuer, t, e->ebuf);
 	ke(kb, "\tmov.u32 $r, mmagen_smem;\n\tadd.u32 $r, $r, $u;\n", e->srow, e->srow, e->srow,
 	   e->d_off);
-	ke(kb, "\tsub.u32 $r, %wg, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
-	   t, e->srow, t, e->bufs * D_CHUNK_BYTES, e->srow);
+	ke(kb, "\tsub.u32 $r, $r, 1;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+	   t, e->sr->wg, e->srow, t, e->bufs * D_CHUNK_BYTES, e->srow);
 	if (e->esize == 2) {
 		/* 16-bit D goes in by stmatrix.x4: lane l gives row l%8 of
 		 * matrix l/8, matrix q being rows 8(q&1).. and column group
@@ -411,27 +418,28 @@ static void emit_staging_setup(struct kb *kb, struct ep *e)
 		 * registers 4j+2h+i are row 8h + l/4, columns 8j + 2(l%4) + i).
 		 * srow = staging + (wg-1) * bufs chunks + (16 (warp%4) + l%16) * 128,
 		 * key = (q>>1 ^ row % 8) << 4 */
-		ke(kb, "\tand.b32 $r, %warp, 3;\n\tshl.b32 $r, $r, 4;\n\tand.b32 $r, %lane, 15;\n"
+		ke(kb, "\tand.b32 $r, $r, 3;\n\tshl.b32 $r, $r, 4;\n\tand.b32 $r, $r, 15;\n"
 		       "\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
-		   t, t, t, u, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
-		ke(kb, "\tshr.u32 $r, %lane, 4;\n\tand.b32 $r, %lane, 7;\n\txor.b32 $r, $r, $r;\n"
+		   t, e->sr->warp, t, t, u, e->sr->lane, t, t, u, e->srow, t, SWIZZLE_BYTES,
+		   e->srow);
+		ke(kb, "\tshr.u32 $r, $r, 4;\n\tand.b32 $r, $r, 7;\n\txor.b32 $r, $r, $r;\n"
 		       "\tshl.b32 $r, $r, 4;\n",
-		   t, u, e->key, t, u, e->key, e->key);
+		   t, e->sr->lane, u, e->sr->lane, e->key, t, u, e->key, e->key);
 		return;
 	}
 	/* srow = staging + (wg-1) * bufs chunks + (16 (warp%4) + lane/4) * 128
 	 *        + the lane's byte inside its 16-byte unit */
-	ke(kb, "\tand.b32 $r, %warp, 3;\n\tshl.b32 $r, $r, 4;\n\tshr.u32 $r, %lane, 2;\n"
+	ke(kb, "\tand.b32 $r, $r, 3;\n\tshl.b32 $r, $r, 4;\n\tshr.u32 $r, $r, 2;\n"
 	       "\tadd.u32 $r, $r, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
-	   t, t, t, u, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
+	   t, e->sr->warp, t, t, u, e->sr->lane, t, t, u, e->srow, t, SWIZZLE_BYTES, e->srow);
 	/* the lane's pair starts at byte 2 (lane%4) esize of its group of 8
 	 * columns: the unit bits above 16 go into key, the rest into srow */
-	ke(kb, "\tand.b32 $r, %lane, 3;\n\tmul.lo.u32 $r, $r, $u;\n"
+	ke(kb, "\tand.b32 $r, $r, 3;\n\tmul.lo.u32 $r, $r, $u;\n"
 	       "\tand.b32 $r, $r, 15;\n\tadd.u32 $r, $r, $r;\n",
-	   t, t, t, 2 * e->esize, u, t, e->srow, e->srow, u);
-	ke(kb, "\tshr.u32 $r, $r, 4;\n\tshr.u32 $r, %lane, 2;\n\txor.b32 $r, $r, $r;\n"
+	   t, e->sr->lane, t, t, 2 * e->esize, u, t, e->srow, e->srow, u);
+	ke(kb, "\tshr.u32 $r, $r, 4;\n\tshr.u32 $r, $r, 2;\n\txor.b32 $r, $r, $r;\n"
 	       "\tshl.b32 $r, $r, 4;\n",
-	   t, t, u, e->key, t, u, e->key, e->key);
+	   t, t, u, e->sr->lane, e->key, t, u, e->key, e->key);
 }
 
 static void emit_epilogue_setup(struct kb *kb, struct ep *e)
@@ -461,7 +469,7 @@ static void emit_epilogue_setup(struct kb *kb, struct ep *e)
  * across chunks and tiles: the issuer commits one bulk group per chunk,
  * so waiting until bufs - 1 groups are left unread frees the buffer the
  * store bufs chunks back read (one buffer: each chunk waits until the
- * last chunk's store has read it).  Uses the template's %m0, %n0, %wg. */
+ * last chunk's store has read it).  Uses the template's m0, n0, wg. */
 static void chunk_begin(struct kb *kb, const struct ep *e, kreg base, unsigned c)
 {
 	if (e->bufs >= e->chunks) {
@@ -481,10 +489,12 @@ static void chunk_store(struct kb *kb, const struct ep *e, kreg x, kreg y, kreg 
 	unsigned per = e->pingpong ? e->chunks / 2 : e->chunks;   /* of 64 rows */
 	unsigned col0 = c % per * (SWIZZLE_BYTES / e->esize);
 	if (e->pingpong)        /* chunk c of rows 64 (c / per) of the tile */
-		ke(kb, "\tadd.u32 $r, %n0, $u;\n\tadd.u32 $r, %m0, $u;\n", x, col0, y, c / per * 64);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n", x, e->sr->n0, col0, y,
+		   e->sr->m0, c / per * 64);
 	else
-		ke(kb, "\tadd.u32 $r, %n0, $u;\n\tsub.u32 $r, %wg, 1;\n\tshl.b32 $r, $r, 6;\n"
-		       "\tadd.u32 $r, $r, %m0;\n", x, col0, y, y, y, y, y);
+		ke(kb, "\tadd.u32 $r, $r, $u;\n\tsub.u32 $r, $r, 1;\n\tshl.b32 $r, $r, 6;\n"
+		       "\tadd.u32 $r, $r, $r;\n", x, e->sr->n0, col0, y, e->sr->wg, y, y, y, y,
+		   e->sr->m0);
 	ke(kb, "\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$r, {$r, $r}], [$r];\n",
 	   e->tmd, x, y, base);
 }
@@ -659,26 +669,44 @@ static void emit_promotion(struct kb *kb, kreg sums, kreg part, const char *slot
 		ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i), kr_at(part, i));
 }
 
-/* Tile %tile of the grouped order -> its first row %m0 and column %n0:
+/* The tile origin's own registers, written at both places it is needed. */
+struct origin_regs {
+	kreg per_group, group, first, rows, in, tm, tn;
+};
+
+/* Tile `tile` of the grouped order -> its first row m0 and column n0:
  * tiles go down `group` tile rows, then one tile column to the right.
- * Uses the template's registers; written at both places it is needed. */
-static void emit_tile_origin(struct kb *kb, const struct gemm_plan *g, const char *slot)
+ * Reads and writes the template's registers (sr); written at both places
+ * it is needed. */
+static void emit_tile_origin(struct kb *kb, const struct gemm_plan *g, const struct sm90_regs *sr,
+			     const struct origin_regs *o, const char *slot)
 {
 	kb_at(kb, slot);
-	ke(kb, "\t// tile origin: %tile -> %m0, %n0\n"
-	       "\tmul.lo.u32 %per_group, %tiles_n, $u;\n"
-	       "\tdiv.u32 %group, %tile, %per_group;\n"
-	       "\tmul.lo.u32 %first, %group, $u;\n"
-	       "\tsub.u32 %rows, %tiles_m, %first;\n"
-	       "\tmin.u32 %rows, %rows, $u;\n"
-	       "\trem.u32 %in, %tile, %per_group;\n"
-	       "\trem.u32 %tm, %in, %rows;\n"
-	       "\tadd.u32 %tm, %tm, %first;\n"
-	       "\tdiv.u32 %tn, %in, %rows;\n"
-	       "\tmul.lo.u32 %m0, %tm, $u;\n"
-	       "\tmul.lo.u32 %n0, %tn, $u;\n"
+	ke(kb, "\t// tile origin: $r -> $r, $r\n"
+	       "\tmul.lo.u32 $r, $r, $u;\n"
+	       "\tdiv.u32 $r, $r, $r;\n"
+	       "\tmul.lo.u32 $r, $r, $u;\n"
+	       "\tsub.u32 $r, $r, $r;\n"
+	       "\tmin.u32 $r, $r, $u;\n",
+	   sr->tile, sr->m0, sr->n0,
+	   o->per_group, sr->tiles_n, g->group,
+	   o->group, sr->tile, o->per_group,
+	   o->first, o->group, g->group,
+	   o->rows, sr->tiles_m, o->first,
+	   o->rows, o->rows, g->group);
+	ke(kb, "\trem.u32 $r, $r, $r;\n"
+	       "\trem.u32 $r, $r, $r;\n"
+	       "\tadd.u32 $r, $r, $r;\n"
+	       "\tdiv.u32 $r, $r, $r;\n"
+	       "\tmul.lo.u32 $r, $r, $u;\n"
+	       "\tmul.lo.u32 $r, $r, $u;\n"
 	       "\t// tile origin end\n",
-	   g->group, g->group, g->group, g->bm * g->cluster, g->bn);
+	   o->in, sr->tile, o->per_group,
+	   o->tm, o->in, o->rows,
+	   o->tm, o->tm, o->first,
+	   o->tn, o->in, o->rows,
+	   sr->m0, o->tm, g->bm * g->cluster,
+	   sr->n0, o->tn, g->bn);
 }
 
 /* The constant bits of an operand's wgmma descriptor, 128-byte swizzle.
@@ -697,11 +725,11 @@ static mmagen_status operand_desc(int mn, uint64_t *bits)
 
 /* The producer's TMA loads of an MN-major operand (layouts nn, nt, tt):
  * boxes of MN_BOX elements of M (A) or N (B) by the K block, MN_BOX_BYTES
- * apart from the stage's start (%off).  A takes GEMM_BM / MN_BOX boxes
+ * apart from the stage's start (off).  A takes GEMM_BM / MN_BOX boxes
  * at m0; B takes bn / MN_BOX at n0, or with a cluster, this CTA's half
  * of them, multicast into both CTAs (as the K-major B).  Uses the
- * template's %off, %x (K), %m0, %n0, %tma, %tmb, %bar, %rank, %mask. */
-static void emit_mn_loads(struct kb *kb, const struct gemm_plan *g)
+ * template's off, x (K), m0, n0, tma, tmb, bar, rank, mask. */
+static void emit_mn_loads(struct kb *kb, const struct gemm_plan *g, const struct sm90_regs *sr)
 {
 	static const char load[] =
 		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
@@ -711,9 +739,10 @@ static void emit_mn_loads(struct kb *kb, const struct gemm_plan *g)
 	if (g->a_mn) {
 		kb_at(kb, "load_a_mn");
 		for (unsigned i = 0; i < GEMM_BM / MN_BOX; i++) {
-			ke(kb, "\tadd.u32 $r, %off, $u;\n\tadd.u32 $r, %m0, $u;\n", dst,
-			   i * MN_BOX_BYTES, mn, i * MN_BOX);
-			ke(kb, "$s [$r], [%tma, {$r, %x}], [%bar];\n", load, dst, mn);
+			ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n", dst, sr->off,
+			   i * MN_BOX_BYTES, mn, sr->m0, i * MN_BOX);
+			ke(kb, "$s [$r], [$r, {$r, $r}], [$r];\n", load, dst, sr->tma, mn, sr->x,
+			   sr->bar);
 		}
 	}
 	if (!g->b_mn)
@@ -722,18 +751,20 @@ static void emit_mn_loads(struct kb *kb, const struct gemm_plan *g)
 	unsigned boxes = g->bn / MN_BOX / g->cluster;
 	kreg base = kb_reg(kb, K_B32), n = kb_reg(kb, K_B32);
 	if (g->cluster == 2)
-		ke(kb, "\tmad.lo.u32 $r, %rank, $u, %off;\n\tmad.lo.u32 $r, %rank, $u, %n0;\n",
-		   base, boxes * MN_BOX_BYTES, n, boxes * MN_BOX);
+		ke(kb, "\tmad.lo.u32 $r, $r, $u, $r;\n\tmad.lo.u32 $r, $r, $u, $r;\n",
+		   base, sr->rank, boxes * MN_BOX_BYTES, sr->off, n, sr->rank, boxes * MN_BOX,
+		   sr->n0);
 	else
-		ke(kb, "\tmov.u32 $r, %off;\n\tmov.u32 $r, %n0;\n", base, n);
+		ke(kb, "\tmov.u32 $r, $r;\n\tmov.u32 $r, $r;\n", base, sr->off, n, sr->n0);
 	for (unsigned i = 0; i < boxes; i++) {
 		ke(kb, "\tadd.u32 $r, $r, $u;\n\tadd.u32 $r, $r, $u;\n", dst, base,
 		   i * MN_BOX_BYTES, mn, n, i * MN_BOX);
 		if (g->cluster == 2)
-			ke(kb, "$s.multicast::cluster [$r], [%tmb, {$r, %x}], [%bar], %mask;\n", load,
-			   dst, mn);
+			ke(kb, "$s.multicast::cluster [$r], [$r, {$r, $r}], [$r], $r;\n", load,
+			   dst, sr->tmb, mn, sr->x, sr->bar, sr->mask);
 		else
-			ke(kb, "$s [$r], [%tmb, {$r, %x}], [%bar];\n", load, dst, mn);
+			ke(kb, "$s [$r], [$r, {$r, $r}], [$r];\n", load, dst, sr->tmb, mn, sr->x,
+			   sr->bar);
 	}
 }
 
@@ -806,9 +837,29 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 		kb_free(&kb);
 		return s;
 	}
-	emit_tile_origin(&kb, g, "tile_origin_p");
-	emit_tile_origin(&kb, g, "tile_origin_c");
-	emit_mn_loads(&kb, g);
+	/* the registers the template shares with C: its slots {{thread}} .. */
+	struct sm90_regs sr = {
+		.thread = kb_slot_reg(&kb, "thread", K_B32), .wg = kb_slot_reg(&kb, "wg", K_B32),
+		.warp = kb_slot_reg(&kb, "warp", K_B32), .lane = kb_slot_reg(&kb, "lane", K_B32),
+		.tile = kb_slot_reg(&kb, "tile", K_B32),
+		.tiles_m = kb_slot_reg(&kb, "tiles_m", K_B32),
+		.tiles_n = kb_slot_reg(&kb, "tiles_n", K_B32),
+		.m0 = kb_slot_reg(&kb, "m0", K_B32), .n0 = kb_slot_reg(&kb, "n0", K_B32),
+		.rank = kb_slot_reg(&kb, "rank", K_B32), .off = kb_slot_reg(&kb, "off", K_B32),
+		.bar = kb_slot_reg(&kb, "bar", K_B32), .empty = kb_slot_reg(&kb, "empty", K_B32),
+		.x = kb_slot_reg(&kb, "x", K_B32), .t = kb_slot_reg(&kb, "t", K_B32),
+		.tma = kb_slot_reg(&kb, "tma", K_B64), .tmb = kb_slot_reg(&kb, "tmb", K_B64),
+		.mask = kb_slot_reg(&kb, "mask", K_B16),
+	};
+	struct origin_regs org = {
+		.per_group = kb_reg(&kb, K_B32), .group = kb_reg(&kb, K_B32),
+		.first = kb_reg(&kb, K_B32), .rows = kb_reg(&kb, K_B32), .in = kb_reg(&kb, K_B32),
+		.tm = kb_reg(&kb, K_B32), .tn = kb_reg(&kb, K_B32),
+	};
+	e.sr = &sr;
+	emit_tile_origin(&kb, g, &sr, &org, "tile_origin_p");
+	emit_tile_origin(&kb, g, &sr, &org, "tile_origin_c");
+	emit_mn_loads(&kb, g, &sr);
 	gemm_entry_params(&kb, g);
 	kb_set(&kb, "d_scale_note", "$s", gemm_is_fp8(g->req.out) ?
 	       "//   then D = satfinite(d_scale * D): d_scale is the kernel's last parameter\n" : "");
@@ -830,19 +881,21 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	kb_set(&kb, "promote_every", "$u", g->promote_every);
 	kb_flag(&kb, "promote_interval", g->promote_every > 1);
 	kb_set(&kb, "promote_half", "$u", g->promote_every / 2);
-	/* a consumer warp hands stage %t / 8 back to the producer(s) */
-	kb_set(&kb, "release", "$s", g->cluster == 2 ?
-	       "\tadd.u32 %bar, %empty, %t;\n"
-	       "\t// both CTAs' producers write this stage: release it in both\n"
-	       "\t// (at CTA scope, as CUTLASS does: the stage was only read, by\n"
-	       "\t// wgmma, and wait_group has seen those reads finish; a cluster-\n"
-	       "\t// scope release fences every store in flight and cost 30% here)\n"
-	       "\tmapa.shared::cluster.u32 %x, %bar, 0;\n"
-	       "\tmbarrier.arrive.shared::cluster.b64 _, [%x];\n"
-	       "\tmapa.shared::cluster.u32 %x, %bar, 1;\n"
-	       "\tmbarrier.arrive.shared::cluster.b64 _, [%x];\n" :
-	       "\tadd.u32 %bar, %empty, %t;\n"
-	       "\tmbarrier.arrive.shared::cta.b64 _, [%bar];\n");
+	/* a consumer warp hands stage t / 8 back to the producer(s) */
+	kb_at(&kb, "release");
+	ke(&kb, "\tadd.u32 $r, $r, $r;\n", sr.bar, sr.empty, sr.t);
+	if (g->cluster == 2)
+		ke(&kb, "\t// both CTAs' producers write this stage: release it in both\n"
+		       "\t// (at CTA scope, as CUTLASS does: the stage was only read, by\n"
+		       "\t// wgmma, and wait_group has seen those reads finish; a cluster-\n"
+		       "\t// scope release fences every store in flight and cost 30% here)\n"
+		       "\tmapa.shared::cluster.u32 $r, $r, 0;\n"
+		       "\tmbarrier.arrive.shared::cluster.b64 _, [$r];\n"
+		       "\tmapa.shared::cluster.u32 $r, $r, 1;\n"
+		       "\tmbarrier.arrive.shared::cluster.b64 _, [$r];\n",
+		   sr.x, sr.bar, sr.x, sr.x, sr.bar, sr.x);
+	else
+		ke(&kb, "\tmbarrier.arrive.shared::cta.b64 _, [$r];\n", sr.bar);
 	kb_at(&kb, "tile_start");
 	kreg spare = { 0 };
 	kreg part_b = { 0 };
@@ -879,6 +932,6 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	emit_epilogue(&kb, g, &e, acc, acc2);
 	kb_flag(&kb, "split", g->split_kernel);
 	if (g->split_kernel)
-		gemm_sm90_split_emit(&kb, g, acc, spare, e.row, e.m);
+		gemm_sm90_split_emit(&kb, g, &sr, acc, spare, e.row, e.m);
 	return kb_render(&kb, out);
 }

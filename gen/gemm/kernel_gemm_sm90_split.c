@@ -42,7 +42,8 @@ struct split_regs {
 	kreg issuer;             /* thread 0 of the warpgroup */
 };
 
-static void emit_setup(struct kb *kb, struct split_regs *r, unsigned wg_bytes)
+static void emit_setup(struct kb *kb, const struct sm90_regs *sr, struct split_regs *r,
+		       unsigned wg_bytes)
 {
 	kreg t = kb_reg(kb, K_B32);
 	r->ws = kb_reg(kb, K_B64);
@@ -55,16 +56,16 @@ static void emit_setup(struct kb *kb, struct split_regs *r, unsigned wg_bytes)
 	       "\tld.param.u64 $r, [pcounters];\n\tcvta.to.global.u64 $r, $r;\n",
 	   r->ws, r->ws, r->ws, r->ctr, r->ctr, r->ctr);
 	/* tx16 = (thread % 128) * 16 + (wg - 1) * wg_bytes */
-	ke(kb, "\tsub.u32 $r, %wg, 1;\n\tand.b32 $r, %thread, 127;\n"
+	ke(kb, "\tsub.u32 $r, $r, 1;\n\tand.b32 $r, $r, 127;\n"
 	       "\tsetp.eq.u32 $r, $r, 0;\n\tmul.wide.u32 $r, $r, 16;\n",
-	   r->wgi, t, r->issuer, t, r->tx16, t);
+	   r->wgi, sr->wg, t, sr->thread, r->issuer, t, r->tx16, t);
 	kreg w = kb_reg(kb, K_B64);
 	ke(kb, "\tmul.wide.u32 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n", w, r->wgi, wg_bytes,
 	   r->tx16, r->tx16, w);
 }
 
-void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kreg spare,
-			  kreg row, kreg m)
+void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, const struct sm90_regs *sr,
+			  kreg acc, kreg spare, kreg row, kreg m)
 {
 	struct split_regs r;
 	unsigned wg_bytes = GEMM_SPLIT_WG_BYTES(g->bn), chunks = acc.n / 4;
@@ -75,7 +76,7 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 	kreg whole = kb_slot_reg(kb, "whole", K_B32);
 	kb_slot_reg(kb, "kball", K_B32);
 	kb_slot_reg(kb, "kbeg", K_B32);
-	emit_setup(kb, &r, wg_bytes);
+	emit_setup(kb, sr, &r, wg_bytes);
 
 	kreg one = kb_reg(kb, K_PRED), pv = kb_reg(kb, K_PRED), last = kb_reg(kb, K_PRED);
 	kreg p = kb_reg(kb, K_PRED);
@@ -105,11 +106,11 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 	   one, splits, one, unit, whole, one, one, epi);
 	/* tail tile tt = tile - whole; slice = unit - whole - tt * S; CTA
 	 * tile ct = tt * cluster + rank */
-	ke(kb, "\tsub.u32 $r, %tile, $r;\n\tsub.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $r;\n"
+	ke(kb, "\tsub.u32 $r, $r, $r;\n\tsub.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $r;\n"
 	       "\tsub.u32 $r, $r, $r;\n",
-	   ct, whole, slice, unit, whole, old, ct, splits, slice, slice, old);
+	   ct, sr->tile, whole, slice, unit, whole, old, ct, splits, slice, slice, old);
 	if (g->cluster == 2)
-		ke(kb, "\tmad.lo.u32 $r, $r, 2, %rank;\n", ct, ct);
+		ke(kb, "\tmad.lo.u32 $r, $r, 2, $r;\n", ct, ct, sr->rank);
 	/* base = ws + ct * S * 2 * wg_bytes + tx16 (the warpgroup's slot of
 	 * slice 0); own = base + slice * 2 * wg_bytes */
 	ke(kb, "\tmul.wide.u32 $r, $r, $r;\n\tmul.lo.u64 $r, $r, $u;\n\tadd.u64 $r, $r, $r;\n"
@@ -123,13 +124,13 @@ void gemm_sm90_split_emit(struct kb *kb, const struct gemm_plan *g, kreg acc, kr
 		ke(kb, "\t@$r st.global.cg.v4.b32 [$r+$u], {$r, $r, $r, $r};\n", pv, own, q * 2048u, kr_at(acc, 4 * q), kr_at(acc, 4 * q + 1),
 		   kr_at(acc, 4 * q + 2), kr_at(acc, 4 * q + 3));
 	/* arrive: counter (ct * 2 + wg - 1), wrapping to 0 at S - 1 */
-	ke(kb, "\tbar.sync %wg, 128;\n\tmad.lo.u32 $r, $r, 2, $r;\n\tmul.wide.u32 $r, $r, 4;\n"
+	ke(kb, "\tbar.sync $r, 128;\n\tmad.lo.u32 $r, $r, 2, $r;\n\tmul.wide.u32 $r, $r, 4;\n"
 	       "\tadd.u64 $r, $r, $r;\n\tsub.u32 $r, $r, 1;\n\tmov.u32 $r, 0;\n",
-	   old, ct, r.wgi, ca, old, ca, ca, r.ctr, s1, splits, old);
+	   sr->wg, old, ct, r.wgi, ca, old, ca, ca, r.ctr, s1, splits, old);
 	ke(kb, "\t@$r atom.acq_rel.gpu.global.inc.u32 $r, [$r], $r;\n"
 	       "\tsetp.eq.u32 $r, $r, $r;\n\tand.pred $r, $r, $r;\n"
-	       "\tbar.red.or.pred $r, %wg, 128, $r;\n\t@!$r bra.uni $$c_unit_done;\n",
-	   r.issuer, old, ca, s1, last, old, s1, last, last, r.issuer, last, last, last);
+	       "\tbar.red.or.pred $r, $r, 128, $r;\n\t@!$r bra.uni $$c_unit_done;\n",
+	   r.issuer, old, ca, s1, last, old, s1, last, last, r.issuer, last, sr->wg, last, last);
 	/* the last arrival: acc = slot 0 + slot 1 + ... + slot S-1, in order */
 	for (unsigned k = 0; k < acc.n; k++)
 		ke(kb, g->acc == MMAGEN_S32 ? "\tmov.b32 $r, 0;\n" : "\tmov.f32 $r, 0f00000000;\n",

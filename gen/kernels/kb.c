@@ -258,6 +258,9 @@ static mmagen_status render(struct render *r)
 				buf_puts(r->out, p);
 			break;
 		}
+		/* `{{{x}}`: a `{` of text (a PTX vector), then the tag */
+		while (open[2] == '{')
+			open++;
 		const char *close = strstr(open + 2, "}}");
 		if (!close)
 			return tpl_error(r, open, "unclosed", "{{", 2);

@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "table.h"
 #include "check.h"
+#include "ptx_slots.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -287,7 +288,6 @@ static int r2ur_in_k_loops(const char *nvdisasm, const char *cubin, int *most, i
 	return bad ? -1 : loops;
 }
 
-static const char wg_shfl[] = "\tshfl.sync.idx.b32 %wg, %wg, 0, 31, -1;\n";
 
 /* One GEMM variant (and, without_shfl, the same kernel without the
  * warpgroup index's shfl): 0 R2UR on the way to the wgmma, or some. */
@@ -321,8 +321,13 @@ static void sass_gemm(const char *nvdisasm, mmagen_type a, mmagen_type out, unsi
 	/* FP8 tiles of 16-64 rows up to 128 wide: the K loop's pair path */
 	if (a == MMAGEN_E4M3 && tile_m && tile_m < 128 && tile_n && tile_n <= 128)
 		CHECK(strstr(ptx, "$c_pair_done:") != NULL, "%s: the kernel takes K blocks in pairs", what);
+	/* the template's {{wg}}: its `// slots:` comment names the register */
+	const char *wg = ptx_slot(ptx, "wg");
+	char wg_shfl[96];
+	snprintf(wg_shfl, sizeof wg_shfl, "\tshfl.sync.idx.b32 %s, %s, 0, 31, -1;\n", wg ? wg : "?",
+		 wg ? wg : "?");
 	char *at = strstr(ptx, wg_shfl);
-	CHECK(at != NULL, "%s: the kernel takes %%wg from lane 0 (%s)", what, "shfl.sync.idx");
+	CHECK(at != NULL, "%s: the kernel takes wg from lane 0 (%s)", what, "shfl.sync.idx");
 	if (at && without_shfl)
 		memmove(at, at + strlen(wg_shfl), strlen(at + strlen(wg_shfl)) + 1);
 	snprintf(cubin, sizeof cubin, "%s/gemm_sass_%ld.cubin", dir, (long)getpid());

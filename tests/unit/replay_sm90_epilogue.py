@@ -53,7 +53,7 @@ import re
 import subprocess
 import sys
 
-from ptx_ops import split_ops
+from ptx_ops import split_ops, unslot
 
 CHUNK = 64 * 128          # one staging buffer: 64 rows x 128 bytes
 M32 = 0xffffffff
@@ -547,7 +547,7 @@ ESIZE = {'bf16': 2, 'f16': 2, 'f32': 4, 's32': 4, 'e4m3': 1, 'e5m2': 1}
 
 def generate(mmagen, a, b, out, more):
     args = [mmagen, 'gemm', '--arch', 'sm_90a', '--a', a, '--b', b, '--out', out] + more
-    ptx = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    ptx = unslot(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
     m = re.search(r'//\s+tile (\d+) x (\d+) x', ptx)
     return ptx, int(m.group(1)), int(m.group(2))
 

@@ -33,6 +33,8 @@ import re
 import subprocess
 import sys
 
+from ptx_ops import unslot
+
 def load(txt):
     m = re.search(r'^\$consumer:(.*?)^\$c_epilogue:', txt, re.S | re.M)
     body = m.group(1)
@@ -211,7 +213,7 @@ VARIANTS = [
 
 def generate(mmagen, a, b, more):
     args = [mmagen, 'gemm', '--arch', 'sm_90a', '--a', a, '--b', b, '--out', 'bf16'] + more
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return unslot(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
 
 def check(txt, crash=None):

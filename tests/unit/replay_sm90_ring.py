@@ -70,7 +70,7 @@ import sys
 import time
 from collections import Counter
 
-from ptx_ops import split_ops
+from ptx_ops import split_ops, unslot
 
 WARPS_PER_WG = 4       # a consumer warpgroup's warps: one lane 0 stands for 4
 THREADS = (0, 1, 128, 129, 256, 257)
@@ -1212,7 +1212,7 @@ def replay1(kern, info, M, N, K, clusters, cids, d_tma, beta, delivery):
 
 def generate(mmagen, opts):
     base = [mmagen, 'gemm', '--arch', 'sm_90a'] + opts
-    ptx = subprocess.run(base, check=True, capture_output=True, text=True).stdout
+    ptx = unslot(subprocess.run(base, check=True, capture_output=True, text=True).stdout)
     man = json.loads(subprocess.run(base + ['--format', 'json'], check=True,
                                     capture_output=True, text=True).stdout)
     maps = {p['name']: (p['box'], p['elem_bytes']) for p in man['params'] if p.get('kind') == 'tensor_map'}

@@ -5,6 +5,7 @@
  * exactly once. */
 #include "mmagen.h"
 #include "check.h"
+#include "ptx_slots.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,7 +287,9 @@ static void test_pingpong(void)
 		      "pingpong %zu: %u wgmma, want two per K step, the second 512 units (64 rows) on", i,
 		      count(ptx, "\twgmma.mma_async"));
 		char init[64];
-		snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [%%bar], %u;", 4 * cases[i].cluster);
+		const char *bar = ptx_slot(ptx, "bar");    /* the template's {{bar}} */
+		snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [%s], %u;", bar ? bar : "?",
+			 4 * cases[i].cluster);
 		CHECK(strstr(ptx, init) && strstr(ptx, "%pp_stage"), "pingpong %zu: empty count %u", i,
 		      4 * cases[i].cluster);
 		mmagen_free(ptx);

@@ -29,6 +29,10 @@
  * and K slice maps of producer and consumers, and the reduction's slot
  * and counter addresses, run for every unit of every CTA.
  *
+ * The registers the template shares with C (%tile, %m0, ...) are builder
+ * registers in the PTX; emit_named writes them by the names the kernel's
+ * `// slots:` comment gives them (ptx_slots.h), and the test reads them so.
+ *
  * The tensor maps: what libmmart's GEMM launcher plans from the kernel's
  * ABI text (mmart_gemm_plan) against the JSON manifest's dims, boxes,
  * swizzle and element sizes, and the driver's rules
@@ -38,6 +42,7 @@
 #include "run_gemm.h"
 #include "gemm.h"          /* libmmart's launcher (runtime/gemm.h) */
 #include "check.h"
+#include "ptx_slots.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -442,6 +447,16 @@ static const char *sreg_before(const struct ins *ins, int at, const char *reg)
 	return NULL;
 }
 
+/* The kernel's PTX with the registers its template shares with C (its
+ * `// slots:` comment) written by their names: %tile, %m0, %n0, ... */
+static mmagen_status emit_named(const mmagen_gemm_request *r, char **ptx)
+{
+	mmagen_status s = mmagen_gemm_emit(r, MMAGEN_FMT_PTX, ptx, NULL);
+	if (!s)
+		*ptx = ptx_unslot(*ptx);
+	return s;
+}
+
 static int parse_kernel(const char *ptx, struct kernel *k)
 {
 	memset(k, 0, sizeof *k);
@@ -800,7 +815,7 @@ static void test_schedule(void)
 				mmagen_gemm_info info = { .size = sizeof info };
 				char *ptx = NULL, why[400] = "";
 				if (mmagen_gemm_info_of(&r, &info) ||
-				    mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+				    emit_named(&r, &ptx)) {
 					fail("%s tile N %u group %u cluster %u: %s",
 					     mmagen_type_name(kinds[i].a), kinds[i].tile_n, groups[g], cl,
 					     mmagen_last_error());
@@ -830,7 +845,7 @@ static void test_schedule(void)
 				mmagen_gemm_info info = { .size = sizeof info };
 				char *ptx = NULL, why[400] = "";
 				if (mmagen_gemm_info_of(&r, &info) ||
-				    mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+				    emit_named(&r, &ptx)) {
 					fail("%s tile %ux%u cluster %u: %s", mmagen_type_name(small[i].a),
 					     small[i].tile_m, small[i].tile_n, cl, mmagen_last_error());
 					continue;
@@ -898,17 +913,32 @@ static void test_mutants(void)
 {
 	mmagen_gemm_request r = req(MMAGEN_BF16, MMAGEN_BF16, 192, 8, 1);
 	char *ptx = NULL, why[400];
-	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "emit 192");
+	CHECK(emit_named(&r, &ptx) == MMAGEN_OK, "emit 192");
 	if (!ptx)
 		return;
-	char *shift = replace(ptx, "mul.lo.u32 %n0, %tn, 192;", "shl.b32 %n0, %tn, 8;");
+	/* the tile origin's own registers are the builder's: read them off
+	 * its lines (tn from n0 = tn * 192, in from in = tile % per_group) */
+	char tn[32] = "", in[32] = "", per_group[32] = "", from[128], to[128], dep[64];
+	const char *ob = strstr(ptx, "// tile origin:");
+	const char *nl = ob ? strstr(ob, "\tmul.lo.u32 %n0, ") : NULL;
+	const char *il = ob ? strstr(ob, "\trem.u32 ") : NULL;
+	if (nl)
+		sscanf(nl, "\tmul.lo.u32 %%n0, %31[^,], 192;", tn);
+	if (il)
+		sscanf(il, "\trem.u32 %31[^,], %%tile, %31[^;];", in, per_group);
+	snprintf(from, sizeof from, "mul.lo.u32 %%n0, %s, 192;", tn);
+	snprintf(to, sizeof to, "shl.b32 %%n0, %s, 8;", tn);
+	char *shift = *tn ? replace(ptx, from, to) : NULL;
 	char *down = replace(ptx, "add.u32 %tiles_n, %n, 191;", "add.u32 %tiles_n, %n, 190;");
-	char *unknown = replace(ptx, "rem.u32 %in, %tile, %per_group;", "rem.u64 %in, %tile, %per_group;");
+	snprintf(from, sizeof from, "rem.u32 %s, %%tile, %s;", in, per_group);
+	snprintf(to, sizeof to, "rem.u64 %s, %%tile, %s;", in, per_group);
+	char *unknown = *in && *per_group ? replace(ptx, from, to) : NULL;
+	snprintf(dep, sizeof dep, "depends on %s", in);
 	CHECK(shift && down && unknown, "the mutated lines are in the kernel (update this test)");
 	CHECK(!sweep(ptx, 128, 192, 1, why, sizeof why), "the real kernel: %s", why);
 	CHECK(shift && sweep(shift, 128, 192, 1, why, sizeof why), "n0 = tn << 8 went unnoticed");
 	CHECK(down && sweep(down, 128, 192, 1, why, sizeof why), "tiles_n rounded down went unnoticed");
-	CHECK(unknown && sweep(unknown, 128, 192, 1, why, sizeof why) && strstr(why, "depends on %in"),
+	CHECK(unknown && sweep(unknown, 128, 192, 1, why, sizeof why) && strstr(why, dep),
 	      "an instruction the interpreter does not know went unnoticed: %s", why);
 	free(shift);
 	free(down);
@@ -920,12 +950,11 @@ static void test_mutants(void)
 	r = req(MMAGEN_BF16, MMAGEN_BF16, 64, 8, 1);
 	r.tile_m = 16;
 	ptx = NULL;
-	CHECK(mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) == MMAGEN_OK, "emit 16x64");
+	CHECK(emit_named(&r, &ptx) == MMAGEN_OK, "emit 16x64");
 	if (!ptx)
 		return;
 	struct kernel k;
 	CHECK(!parse_kernel(ptx, &k), "16x64: %s", k.why);
-	char from[128], to[128];
 	snprintf(from, sizeof from, "add.u32 %s, %%m0, 16;", k.mlim);
 	snprintf(to, sizeof to, "add.u32 %s, %%m0, 128;", k.mlim);
 	char *wide = replace(ptx, from, to);
@@ -1497,7 +1526,7 @@ static void test_split(void)
 		r.split_k = MMAGEN_GEMM_SPLIT_AUTO;
 		mmagen_gemm_info info = { .size = sizeof info };
 		char *ptx = NULL, why[500] = "";
-		if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+		if (mmagen_gemm_info_of(&r, &info) || emit_named(&r, &ptx)) {
 			fail("split %s %ux%u: %s", mmagen_type_name(kinds[i].a), kinds[i].tile_m,
 			     kinds[i].tile_n, mmagen_last_error());
 			continue;
@@ -1516,7 +1545,7 @@ static void test_split(void)
 	mmagen_gemm_info info = { .size = sizeof info };
 	char *ptx = NULL, why[500];
 	unsigned n = 0;
-	if (mmagen_gemm_info_of(&r, &info) || mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL)) {
+	if (mmagen_gemm_info_of(&r, &info) || emit_named(&r, &ptx)) {
 		fail("split mutants: %s", mmagen_last_error());
 		return;
 	}
