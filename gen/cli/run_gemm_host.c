@@ -28,6 +28,11 @@ int rg_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err_line, sizeof err_line, fmt, ap);
 	va_end(ap);
+	/* one line whatever it quotes (a --load description's strings, a
+	 * path): control characters shown as '?' */
+	for (char *c = err_line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 
