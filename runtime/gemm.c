@@ -211,6 +211,36 @@ static mmart_status stage_in(const struct gemm_view *v, CUstream st)
 	return copy2d(v->addr, v->pitch, v->src, v->src_pitch, v->width, v->height, st);
 }
 
+static uint64_t round256(uint64_t x)
+{
+	return (x + 255) / 256 * 256;
+}
+
+/* The caller's scratch a launch needs: counters, workspace, staging. */
+static uint64_t scratch_need(const struct gemm_launch *l)
+{
+	if (!l->ctr_bytes && !l->ws_bytes && !l->stage_bytes)
+		return 0;
+	return round256(l->ctr_bytes) + round256(l->ws_bytes) + l->stage_bytes;
+}
+
+/* The thread's current context, to put back after binding the kernel's:
+ * a program that also runs PyTorch or the CUDA runtime keeps its current
+ * device. */
+static CUcontext ctx_save(void)
+{
+	CUcontext prev = NULL;
+	if (cu.cuCtxGetCurrent && cu.cuCtxGetCurrent(&prev) != CUDA_SUCCESS)
+		prev = NULL;
+	return prev;
+}
+
+static void ctx_restore(const mmart_ctx *ctx, CUcontext prev)
+{
+	if (prev && prev != ctx->cu)
+		cu.cuCtxSetCurrent(prev);
+}
+
 static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *args, CUstream st,
 				  int go)
 {
@@ -221,37 +251,58 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 	mmart_status s;
 	CUresult res;
 
+	uint64_t ws = 0, ctr = 0, stage = 0;
+
 	if ((s = mmart_gemm_plan(abi, k->ctx->sms, args, &l)))
 		return s;
+	if (args->scratch) {
+		/* the caller's: counters, workspace, staging, each 256-aligned */
+		uint64_t need = scratch_need(&l);
+		if (args->scratch % 256)
+			return BAD("scratch 0x%llx is not 256-byte aligned: pass 0x%llx (rounded up) "
+				   "and %llu bytes fewer", (unsigned long long)args->scratch,
+				   (unsigned long long)((args->scratch + 255) / 256 * 256),
+				   (unsigned long long)(256 - args->scratch % 256));
+		if (args->scratch_bytes < need)
+			return BAD("scratch_bytes %llu is below the %llu bytes this launch needs "
+				   "(mmart_gemm_kernel_scratch)", (unsigned long long)args->scratch_bytes,
+				   (unsigned long long)need);
+		ctr = args->scratch;
+		ws = ctr + round256(l.ctr_bytes);
+		stage = ws + round256(l.ws_bytes);
+	}
 	if (!go)
 		return MMART_OK;
 	if ((s = mmart_ctx_bind(k->ctx)))
 		return s;
+	if (!args->scratch) {
+		/* the kernel's own buffers, grown as needed; the workspace
+		 * poisoned once (0xFF: f32 NaN), as any contents are allowed:
+		 * a slot read before its slice wrote it shows in D */
+		if ((l.stage_bytes && (s = ensure(k, &k->stage, &k->stage_bytes, l.stage_bytes, -1))) ||
+		    (l.ws_bytes && (s = ensure(k, &k->ws, &k->ws_bytes, l.ws_bytes, 0xFF))) ||
+		    (l.ctr_bytes && (s = ensure(k, &k->ctr, &k->ctr_bytes, l.ctr_bytes, 0))))
+			return s;
+		ws = k->ws, ctr = k->ctr, stage = k->stage;
+	}
 	if (l.stage_bytes) {
-		if ((s = MMART_NEED(cuMemcpy2DAsync)) ||
-		    (s = ensure(k, &k->stage, &k->stage_bytes, l.stage_bytes, -1)))
+		if ((s = MMART_NEED(cuMemcpy2DAsync)))
 			return s;
 		/* staged views hold offsets into the buffer; C is D when
 		 * beta is 0 (not read) */
 		struct gemm_view *v[3] = { &l.a, &l.b, &l.d };
 		for (int i = 0; i < 3; i++)
 			if (v[i]->staged)
-				v[i]->addr += k->stage;
+				v[i]->addr += stage;
 		if (args->beta == 0)
 			l.c = l.d;
 		else if (l.c.staged)
-			l.c.addr += k->stage;
+			l.c.addr += stage;
 		if ((l.a.staged && (s = stage_in(&l.a, st))) ||
 		    (l.b.staged && (s = stage_in(&l.b, st))) ||
 		    (args->beta != 0 && l.c.staged && (s = stage_in(&l.c, st))))
 			return s;
 	}
-	/* the workspace poisoned once (0xFF: f32 NaN), as any contents are
-	 * allowed: a slot read before its slice wrote it shows in D */
-	if (l.ws_bytes && (s = ensure(k, &k->ws, &k->ws_bytes, l.ws_bytes, 0xFF)))
-		return s;
-	if (l.ctr_bytes && (s = ensure(k, &k->ctr, &k->ctr_bytes, l.ctr_bytes, 0)))
-		return s;
 	if (abi->path == GP_WGMMA) {
 		if ((s = tmap(k, 'A', &abi->a, l.a.addr, l.dims_a, l.pitch_a, abi->box_a, &ta)) ||
 		    (s = tmap(k, 'B', &abi->b, l.b.addr, l.dims_b, l.pitch_b, abi->box_b, &tb)))
@@ -271,8 +322,8 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 	u64[GR_D] = l.d.addr;
 	u64[GR_SA] = args->sa;
 	u64[GR_SB] = args->sb;
-	u64[GR_WORKSPACE] = k->ws;
-	u64[GR_COUNTERS] = k->ctr;
+	u64[GR_WORKSPACE] = ws;
+	u64[GR_COUNTERS] = ctr;
 	u32[GR_M] = l.m;
 	u32[GR_N] = l.n;
 	u32[GR_K] = l.k;
@@ -345,10 +396,27 @@ mmart_status mmart_gemm_kernel_launch(mmart_gemm_kernel *k, const mmart_gemm_arg
 		return BAD("mmart_gemm_kernel_launch: the kernel is NULL");
 	if ((s = args_in(args, &a)))
 		return s;
+	CUcontext prev = ctx_save();
 	pthread_mutex_lock(&k->lock);
 	s = launch_locked(k, &a, (CUstream)stream, 1);
 	pthread_mutex_unlock(&k->lock);
+	ctx_restore(k->ctx, prev);
 	return s;
+}
+
+mmart_status mmart_gemm_kernel_scratch(mmart_gemm_kernel *k, const mmart_gemm_args *args,
+				       uint64_t *bytes)
+{
+	struct gemm_launch l;
+	mmart_gemm_args a;
+	mmart_status s;
+
+	if (!k || !bytes)
+		return BAD("mmart_gemm_kernel_scratch: NULL argument");
+	if ((s = args_in(args, &a)) || (s = mmart_gemm_plan(&k->abi, k->ctx->sms, &a, &l)))
+		return s;
+	*bytes = scratch_need(&l);
+	return MMART_OK;
 }
 
 mmart_status mmart_gemm_kernel_grid(mmart_gemm_kernel *k, const mmart_gemm_args *args,
@@ -461,7 +529,9 @@ mmart_status mmart_gemm_kernel_for(mmart_gemm *g, uint32_t m, uint32_t n, uint32
 			s = BAD("M = %u, N = %u, K = %u: each is 1 to 2^31-1", m, n, k);
 			goto out;
 		}
+		CUcontext prev = ctx_save();
 		s = g->generate(g->user, g->ctx, &shape, &made, err, sizeof err);
+		ctx_restore(g->ctx, prev);
 		if (s && made) {
 			mmart_gemm_kernel_free(made);
 			made = NULL;

@@ -413,8 +413,10 @@ mmart_status mmart_tensor_map_encode(mmart_ctx *ctx, const char *name,
  * dimension) and kept (the 64 encoded last); the split-K workspace and counters
  * and the staging buffers belong to the kernel and grow as needed, so
  * launches of one kernel must not overlap (use one kernel per stream, or
- * order the streams).  Kernels use the context's primary context, so a
- * program that also runs PyTorch or the CUDA runtime shares it. */
+ * order the streams, or pass each stream's own scratch in the args).
+ * Kernels use the device's primary context, so a program that also runs
+ * PyTorch or the CUDA runtime shares it; the launch and the kernel
+ * lookup leave the thread's current context as they found it. */
 typedef struct mmart_gemm_kernel mmart_gemm_kernel;
 
 typedef struct mmart_gemm_args {
@@ -432,6 +434,16 @@ typedef struct mmart_gemm_args {
 	uint64_t ldsa, ldsb;      /* their row pitches in bytes; 0: dense
 				   * (ceil(K / block) rounded up to the
 				   * kernel's bytes per K block) */
+	/* Device memory of the caller's for this launch's split-K counters,
+	 * workspace and staging copies (0: the kernel's own buffers).  A
+	 * caller that launches one kernel on several streams at once, or
+	 * captures launches into CUDA graphs, passes one scratch per
+	 * stream from its own allocator (PyTorch's caching allocator, a
+	 * graph's pool): mmart_gemm_kernel_scratch gives the bytes a launch
+	 * needs (often 0), the base must be 256-byte aligned, and its first
+	 * bytes (the counters) zero before the first launch that uses it;
+	 * every launch leaves them zero. */
+	uint64_t scratch, scratch_bytes;
 } mmart_gemm_args;
 
 MMART_API
@@ -453,6 +465,12 @@ MMART_API
 mmart_status mmart_gemm_kernel_launch(mmart_gemm_kernel *k,
 				      const mmart_gemm_args *args,
 				      void *stream);
+/* The bytes of scratch (mmart_gemm_args.scratch) a launch with args
+ * needs, without launching: 0 when it needs none (no split-K, nothing
+ * staged).  Checks args as the launch would. */
+MMART_API
+mmart_status mmart_gemm_kernel_scratch(mmart_gemm_kernel *k, const mmart_gemm_args *args,
+				       uint64_t *bytes);
 /* Waits for the kernel's launches to finish (its buffers) and frees it;
  * NULL is ignored.  Its module stays loaded with the context. */
 MMART_API
