@@ -1,0 +1,257 @@
+"""mmagen.gemm: D = alpha * A @ B + beta * C on CUDA tensors, a kernel
+generated for each kind of operands and each shape on first use, then
+launched by libmmart from a cache."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict, Optional, Tuple, Union
+
+from . import _native
+from ._native import MmagenError
+from ._tables import _gemm_fields
+from ._tensors import Operand, major, operand, torch_dtype_of, torch_module, torch_type_name
+
+__all__ = ["gemm", "device_info", "clear_cache"]
+
+# A launch may use the kernel's own buffers (no torch to allocate from).
+_OWN = 2**64 - 1
+
+_handles: Dict[Tuple[Any, ...], Any] = {}
+_scratch: Dict[Tuple[int, int], Any] = {}
+_lock = threading.Lock()
+
+# the default type of D for each type of A (B of the same class)
+_DEFAULT_OUT = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16", "e5m2": "bf16",
+                "s8": "s32", "u8": "s32"}
+
+
+def device_info(device: int = 0) -> Tuple[int, int, str, int]:
+    """(compute capability major, minor, name, multiprocessors) of a CUDA
+    device; DeviceError without a driver or such a device."""
+    _check_device(device)
+    return _with_device(device, lambda: _native.device_info(device))  # type: ignore[no-any-return]
+
+
+def clear_cache() -> None:
+    """Forget every generated kernel and scratch buffer (they are made
+    again on next use)."""
+    with _lock:
+        _handles.clear()
+        _scratch.clear()
+
+
+def _check_device(device: int) -> None:
+    if not isinstance(device, int) or isinstance(device, bool) or device < 0:
+        raise MmagenError(f"device {device!r} is not a CUDA device index; give 0, 1, ...")
+
+
+def _with_device(device: int, fn: Any) -> Any:
+    """fn() with torch's current device kept: libmmart makes the device's
+    primary context current when it first opens it."""
+    torch = torch_module()
+    if torch is None or not torch.cuda.is_available():
+        return fn()
+    if device >= torch.cuda.device_count():
+        n = torch.cuda.device_count()
+        raise MmagenError(f"CUDA device {device} not found ({n} device{'s' if n != 1 else ''}: "
+                          f"give 0{' to ' + str(n - 1) if n > 1 else ''})")
+    with torch.cuda.device(device):
+        return fn()
+
+
+def _handle(device: int, arch: Optional[str], ta: str, tb: str, tout: str, layout: str) -> Any:
+    key = (device, arch, ta, tb, tout, layout)
+    h = _handles.get(key)
+    if h is None:
+        fields = _gemm_fields(arch, ta, tb, tout, None, layout, None, None, None, None, None,
+                              None)
+        try:
+            h = _with_device(device, lambda: _native.gemm_new(device, *fields))
+        except MmagenError as e:
+            raise MmagenError(f"gemm({ta} A {_LAYOUT_WORDS[layout[0]][0]}, {tb} B "
+                              f"{_LAYOUT_WORDS[layout[1]][1]} -> {tout}): {e}") from None
+        with _lock:
+            h = _handles.setdefault(key, h)
+    return h
+
+
+_LAYOUT_WORDS = {"t": ("row-major", "row-major (N-major)"),
+                 "n": ("column-major (M-major)", "column-major")}
+
+
+def _stream_of(torch: Any, device: int, stream: Any) -> int:
+    if stream is None:
+        if torch is None:
+            return 0
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return int(raw(device))
+        return int(torch.cuda.current_stream(device).cuda_stream)
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if isinstance(handle, int):
+        return handle
+    raise MmagenError(f"stream {stream!r}: give a torch.cuda.Stream or a CUstream as an int")
+
+
+def _scratch_for(torch: Any, device: int, stream: int, need: int) -> Tuple[int, int, Any]:
+    """Device memory for a launch's split-K counters, workspace and
+    staging: kept per (device, stream), from torch's allocator (so that
+    graph capture takes it from the graph's pool).  Zeros: the counters
+    must start at zero, and every launch leaves them so."""
+    if torch is None:
+        return 0, _OWN, None
+    if torch.cuda.is_current_stream_capturing():
+        t = torch.zeros(need, dtype=torch.uint8, device=f"cuda:{device}")
+        return int(t.data_ptr()), need, t
+    key = (device, stream)
+    t = _scratch.get(key)
+    if t is None or t.numel() < need:
+        t = torch.zeros(max(need, 2 * (t.numel() if t is not None else 0)), dtype=torch.uint8,
+                        device=f"cuda:{device}")
+        _scratch[key] = t
+    return int(t.data_ptr()), int(t.numel()), t
+
+
+def _float(x: Any, name: str) -> float:
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(x)
+    raise MmagenError(f"{name} = {x!r}: give a Python number (device tensors of scales come "
+                      "with block-scaled FP8)")
+
+
+def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float = 1.0,
+         beta: Optional[float] = None, scale_a: Optional[float] = None,
+         scale_b: Optional[float] = None, out: Any = None, stream: Any = None,
+         arch: Optional[str] = None, device: Optional[int] = None) -> Any:
+    """D = alpha * scale_a * scale_b * (a @ b) + beta * c.
+
+    a (M x K) and b (K x N): torch CUDA tensors (or objects with
+    __cuda_array_interface__ or __dlpack__), bfloat16, float16, float32
+    (computed as tf32), float8_e4m3fn/float8_e5m2 (any mix), or
+    int8/uint8 (any mix).  How each is stored is read from its strides:
+    A row- or column-major, B column- or row-major (FP8, int8 and tf32:
+    A row-major and B column-major, as torch._scaled_mm takes them);
+    other strides are copied contiguous first (torch tensors) or refused.
+    D is row-major M x N of out_dtype (default: bf16/f16 as the inputs,
+    float32 for float32, bfloat16 for FP8, int32 for int8), new or
+    `out`; c (beta defaults to 1 with c, 0 without) has D's type.
+
+    Launched on the current stream of the tensors' device (or `stream`
+    for non-torch operands); safe from several threads and on several
+    streams, and inside CUDA graph capture after a call of the same
+    shape outside it.  `arch` overrides the GPU's target (sm_80 takes the
+    mma.sync kernel)."""
+    torch = torch_module()
+    A = operand(a, "a")
+    B = operand(b, "b")
+    m, k = A.rows, A.cols
+    if B.rows != k:
+        raise MmagenError(f"a is {m} x {k} and b {B.rows} x {B.cols}: b needs {k} rows "
+                          "(a's columns)")
+    n = B.cols
+    if m < 1 or n < 1 or k < 1:
+        raise MmagenError(f"M = {m}, N = {n}, K = {k}: each must be at least 1")
+    ma, mb = major(A), major(B)
+    if ma is None or mb is None:
+        if torch is None or not isinstance(a if ma is None else b, torch.Tensor):
+            which = "a" if ma is None else "b"
+            raise MmagenError(f"{which}'s strides ({(A if ma is None else B).s0}, "
+                              f"{(A if ma is None else B).s1}) are neither row- nor column-major: "
+                              "give a contiguous copy")
+        if ma is None:
+            a = a.contiguous()
+            A = operand(a, "a")
+            ma = major(A)
+        if mb is None:
+            b = b.contiguous()
+            B = operand(b, "b")
+            mb = major(B)
+        assert ma is not None and mb is not None
+    # the kernel's layout: A row-major (K-major) "t", column-major "n";
+    # B column-major (K-major) "n", row-major "t"
+    if A.type in ("e4m3", "e5m2", "s8", "u8", "f32"):
+        # K-major only; a dimension of 1 fits either
+        if ma[0] == "col" and m > 1 and k > 1 or mb[0] == "row" and k > 1 and n > 1:
+            raise MmagenError(
+                f"{'float32 (tf32)' if A.type == 'f32' else A.type} GEMMs read A row-major and "
+                f"B column-major (K-major): give {'a.contiguous()' if ma[0] == 'col' and m > 1 and k > 1 else 'a'}"
+                f" and {'b.t().contiguous().t()' if mb[0] == 'row' and k > 1 and n > 1 else 'b'}")
+        if ma[0] == "col":
+            ma = ("row", k)
+        if mb[0] == "row":
+            mb = ("col", k)
+    layout = ("t" if ma[0] == "row" else "n") + ("n" if mb[0] == "col" else "t")
+    ta = "tf32" if A.type == "f32" else A.type
+    tb = "tf32" if B.type == "f32" else B.type
+
+    dev = A.device
+    if B.device != dev:
+        raise MmagenError(f"a is on cuda:{A.device} and b on cuda:{B.device}: give both on one device")
+    if dev < 0:
+        dev = device if device is not None else 0
+    elif device is not None and device != dev:
+        raise MmagenError(f"device={device} but the tensors are on cuda:{dev}")
+    _check_device(dev)
+
+    # D's type
+    if out_dtype is None and out is not None:
+        tout = operand(out, "out").type
+    elif out_dtype is None:
+        tout = _DEFAULT_OUT.get(ta, ta)
+    elif isinstance(out_dtype, str):
+        tout = out_dtype
+    else:
+        tout = torch_type_name(out_dtype)
+
+    al = _float(alpha, "alpha")
+    if scale_a is not None:
+        al *= _float(scale_a, "scale_a")
+    if scale_b is not None:
+        al *= _float(scale_b, "scale_b")
+    be = (1.0 if c is not None else 0.0) if beta is None else _float(beta, "beta")
+    if be != 0 and c is None:
+        raise MmagenError(f"beta = {be} needs c (M x N, D's type); give c or beta=0")
+
+    if out is None:
+        if torch is None or not isinstance(a, torch.Tensor):
+            raise MmagenError("out= is needed when a and b are not torch tensors (M x N, row-major)")
+        out = a.new_empty((m, n), dtype=torch_dtype_of(tout))
+    D = operand(out, "out")
+    _check_cd(D, "out", m, n, tout, dev)
+    pc, ldc = 0, 0
+    if c is not None and be != 0:
+        C = operand(c, "c")
+        _check_cd(C, "c", m, n, tout, dev)
+        pc, ldc = C.addr, C.s0 if m > 1 else n
+
+    st = _stream_of(torch if A.device >= 0 else None, dev, stream)
+    h = _handle(dev, arch, ta, tb, tout, layout)
+    sc = _scratch.get((dev, st)) if torch is not None else None
+    sp, sb = (int(sc.data_ptr()), int(sc.numel())) if sc is not None else (0, 0)
+    if torch is None:
+        sb = _OWN
+    args = (h, st, m, n, k, A.addr, B.addr, pc, D.addr, ma[1], mb[1], ldc,
+            D.s0 if m > 1 else n, al, be, 1.0)
+    need = _native.gemm_launch(*args, sp, sb)
+    if need:
+        sp, sb, keep = _scratch_for(torch, dev, st, need)
+        need = _native.gemm_launch(*args, sp, sb)
+        if need:
+            raise MmagenError(f"gemm: scratch of {sb} bytes is below the {need} the launch needs")
+        del keep
+    return out
+
+
+def _check_cd(x: Operand, name: str, m: int, n: int, t: str, dev: int) -> None:
+    if (x.rows, x.cols) != (m, n):
+        raise MmagenError(f"{name} is {x.rows} x {x.cols}: give M x N = {m} x {n}")
+    want = "f32" if t == "tf32" else t
+    if x.type != want:
+        raise MmagenError(f"{name} holds {x.type}: D and C hold {want} here (out_dtype)")
+    if not (n == 1 or x.s1 == 1) or (m > 1 and x.s0 < n):
+        raise MmagenError(f"{name}'s strides ({x.s0}, {x.s1}) are not row-major: D and C are "
+                          f"row-major with a leading dimension >= N = {n}")
+    if x.device >= 0 and x.device != dev:
+        raise MmagenError(f"{name} is on cuda:{x.device}, a and b on cuda:{dev}")
