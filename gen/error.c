@@ -34,6 +34,26 @@ mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	return s;
 }
 
+const char *err_quote(const char *s, char *buf)
+{
+	char *p = buf;
+	size_t n = 0;
+
+	*p++ = '\'';
+	for (; *s && n < ERR_QUOTE_MAX; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+			*p++ = (char)c;
+		else
+			p += sprintf(p, "\\x%02x", c);
+	}
+	if (*s)
+		p += sprintf(p, "...");
+	*p++ = '\'';
+	*p = '\0';
+	return buf;
+}
+
 void mmagen_free(void *p)
 {
 	free(p);

@@ -19,6 +19,15 @@
 mmagen_status mmagen_set_error(mmagen_status s, const char *fmt, ...)
 	MMAGEN_PRINTF(2, 3);
 
+/* Caller's text in a message: s in single quotes, bytes outside printable
+ * ASCII, ' and \ as \xNN, cut after ERR_QUOTE_MAX bytes ("..." follows),
+ * into buf (ERR_QUOTE_SIZE bytes); returns buf.  The message stays one
+ * line whatever the caller passed, and reads as the command line's own
+ * quoting (cli_quote) does, so that messages it passes on are unchanged. */
+#define ERR_QUOTE_MAX 200
+#define ERR_QUOTE_SIZE (4 * ERR_QUOTE_MAX + 8)
+const char *err_quote(const char *s, char *buf);
+
 /* Classes of element types, the type table's (types.c) class column;
  * mmagen_type_class(t) is their union for t (0 for none or a t out of
  * range). */

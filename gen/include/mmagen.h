@@ -325,6 +325,26 @@ MMAGEN_API
 const char *mmagen_facet_name(unsigned i);
 MMAGEN_API
 const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_t n);
+/* Set the request field(s) that facet `facet` names (mmagen_facet_name's
+ * names: "family", "shape", "a", "b", "c", "d", "sparse", "layout",
+ * "satfinite", "popc", "kind", "block-scale", "scale-vec", "stype",
+ * "cta-group", "ws", "ashift", "asrc", "rnd", "num", "trans", "ldtype";
+ * '_' may stand for '-') from `value`, spelled as the command line's
+ * option of that name takes it (aliases included), with its effects:
+ * "family" also sets sparse where the spelling implies it ("mma.sp",
+ * "wgmma": dense; "ldmatrix" leaves it); "shape" is mNnNkK, mNnN
+ * (ldmatrix, stmatrix: k left as it was) or kN (tcgen05: m and n left);
+ * "layout" sets both layouts ("row.col"); "kind" takes "kind::f16" too;
+ * types take mmagen_type_parse's names.  A later call overrides an
+ * earlier one's fields.  The target and the opcode are fields set
+ * directly.  On failure MMAGEN_UNKNOWN_NAME (a facet that is not one: the
+ * message lists them) or MMAGEN_INVALID_ARGUMENT (a bad value: one line
+ * naming the legal values or the form to write, e.g. "bad --shape
+ * 'm16x8'; write it like m16n8k16 (ldmatrix: m8n8, tcgen05: k16)"; also
+ * a NULL argument or a request not from mmagen_request_init), and r is
+ * left unchanged. */
+MMAGEN_API
+mmagen_status mmagen_request_set(mmagen_request *r, const char *facet, const char *value);
 
 
 /* ---- fragment layouts (mma.sync and mma.sp; gen/emit/layout.c) ----

@@ -219,6 +219,20 @@ const char *mmagen_qual_legal(mmagen_qual_field q, char *buf, size_t n)
 	return buf;
 }
 
+const char *qual_cli_names(int q, char *buf, size_t n)
+{
+	struct legal_ctx c = { buf, n, 0 };
+
+	if (!n)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; valid_field(q) && i < ARRAY_SIZE(quals); i++)
+		if (quals[i].field == q && quals[i].cli &&
+		    append_name(quals[i].cli, strlen(quals[i].cli), &c))
+			break;
+	return buf;
+}
+
 static int same_name(const char *s, size_t w, void *p)
 {
 	const char *want = p;

@@ -28,6 +28,10 @@ const struct qual *qual_by_token(const char *tok, size_t n, int lo, int hi);
 void qual_apply(mmagen_form *f, const struct qual *q);
 /* The value of field `field` in f (MMAGEN_Q_LAYOUT: alayout). */
 unsigned qual_get(const mmagen_form *f, int field);
+/* The CLI name of every value of field q in table order, aliases left
+ * out ("none, sp, ordered"), ", "-separated, into buf; returns buf.  What
+ * a message about a bad value lists (mmagen_qual_legal lists aliases too). */
+const char *qual_cli_names(int q, char *buf, size_t n);
 /* Append the PTX spelling of (field, value) to b: nothing for a value
  * without one (0 = none); a value missing from the table is a bug. */
 void emit_qual(struct buf *b, int field, unsigned value);

@@ -225,6 +225,201 @@ const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_
 	return buf;
 }
 
+/* ---- a request from facet spellings (mmagen_request_set) ----
+ * The command line's selector options are parsed here too, so that a
+ * binding and the CLI take the same spellings and say the same about bad
+ * ones.  A parser reads `v` into `r` (the library's full copy) or fails
+ * with one line that names the option as the command line spells it. */
+
+/* The message of a parser the CLI once passed on after "--opt: " with
+ * bytes outside printable ASCII as \xNN (mmagen_type_parse quotes its
+ * text unescaped), so that it stays one line and reads as before. */
+static mmagen_status bad_as_option(const char *option)
+{
+	char msg[1024];
+	size_t l = (size_t)snprintf(msg, sizeof msg, "--%s: ", option);
+
+	for (const unsigned char *p = (const unsigned char *)mmagen_last_error();
+	     *p && l + 5 < sizeof msg; p++)
+		if (*p >= 0x20 && *p < 0x7f)
+			msg[l++] = (char)*p;
+		else
+			l += (size_t)snprintf(msg + l, sizeof msg - l, "\\x%02x", *p);
+	msg[l] = '\0';
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "%s", msg);
+}
+
+/* One dimension "<letter><digits>" at *p, 1 .. MMAGEN_ANY - 1 (ANY is
+ * "unset"); at most 7 digits, leading zeros allowed, no sign or blank. */
+static int shape_dim(const char **p, char letter, unsigned *out)
+{
+	const char *d = *p + 1;
+	unsigned long x = 0;
+	size_t n = 0;
+
+	if (**p != letter)
+		return -1;
+	for (; d[n] >= '0' && d[n] <= '9'; n++)
+		if (n < 7)
+			x = x * 10 + (unsigned long)(d[n] - '0');
+	if (!n || n >= 8 || !x || x > MMAGEN_ANY - 1)
+		return -1;
+	*out = (unsigned)x;
+	*p = d + n;
+	return 0;
+}
+
+/* mNnNkK; mNnN (ldmatrix, stmatrix: K untouched); kK (tcgen05, whose M
+ * and N are in the instruction descriptor: M and N untouched) */
+static mmagen_status parse_shape(mmagen_request *r, const char *v)
+{
+	char q[ERR_QUOTE_SIZE];
+	const char *p = v;
+	unsigned m, n, k;
+
+	if (!shape_dim(&p, 'm', &m) && !shape_dim(&p, 'n', &n)) {
+		if (!*p) {
+			r->m = m, r->n = n;
+			return MMAGEN_OK;
+		}
+		if (!shape_dim(&p, 'k', &k) && !*p) {
+			r->m = m, r->n = n, r->k = k;
+			return MMAGEN_OK;
+		}
+	} else if (p = v, !shape_dim(&p, 'k', &k) && !*p) {
+		r->k = k;
+		return MMAGEN_OK;
+	}
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "bad --shape %s; write it like m16n8k16 "
+				"(ldmatrix: m8n8, tcgen05: k16)", err_quote(v, q));
+}
+
+/* A's and B's layout at once, as opcodes spell them: "row.col" */
+static mmagen_status parse_layout(mmagen_request *r, const char *v)
+{
+	static const char *const l[] = { "row.row", "row.col", "col.row", "col.col" };
+	char q[ERR_QUOTE_SIZE];
+
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcmp(v, l[i])) {
+			r->alayout = i / 2 ? MMAGEN_COL : MMAGEN_ROW;
+			r->blayout = i % 2 ? MMAGEN_COL : MMAGEN_ROW;
+			return MMAGEN_OK;
+		}
+	return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "bad --layout %s; legal: row.col, "
+				"row.row, col.row, col.col", err_quote(v, q));
+}
+
+/* The family, and the sparsity where the spelling implies one
+ * ("mma.sp", "wgmma"; ldmatrix implies none and leaves it). */
+static mmagen_status parse_family(mmagen_request *r, const char *v)
+{
+	char q[ERR_QUOTE_SIZE], legal[512];
+	unsigned fam, sparse;
+
+	if (mmagen_family_parse(v, &fam, &sparse))
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "unknown family %s; legal: %s",
+					err_quote(v, q), mmagen_family_legal(legal, sizeof legal));
+	r->family = fam;
+	if (sparse != MMAGEN_ANY)
+		r->sparse = sparse;
+	return MMAGEN_OK;
+}
+
+/* The request field that FIELD_i names. */
+static unsigned *req_field_at(mmagen_request *r, int i)
+{
+	switch (i) {
+#define X(f) case FIELD_##f: return &r->f;
+	REQ_FIELDS(X)
+#undef X
+	}
+	return NULL;
+}
+
+/* One qualifier: its names and aliases (mmagen_qual_parse); the message
+ * lists the names alone, as help does.  kind also takes the opcode's
+ * "kind::f16". */
+static mmagen_status parse_qual(mmagen_request *r, const struct facet *fc, const char *v)
+{
+	char q[ERR_QUOTE_SIZE], legal[256];
+	unsigned x;
+
+	if (fc->q == MMAGEN_Q_KIND && !strncmp(v, "kind::", 6))
+		v += 6;
+	if (mmagen_qual_parse(fc->q, v, &x))
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT, "bad value %s for --%s; legal: %s",
+					err_quote(v, q), mmagen_qual_field_name(fc->q),
+					qual_cli_names((int)fc->q, legal, sizeof legal));
+	*req_field_at(r, fc->field) = x;
+	return MMAGEN_OK;
+}
+
+/* name is facet i's name, '_' standing for any '-' */
+static int facet_is(unsigned i, const char *name)
+{
+	const char *f = mmagen_facet_name(i);
+
+	for (; *f; f++, name++)
+		if (*name != *f && !(*f == '-' && *name == '_'))
+			return 0;
+	return !*name;
+}
+
+mmagen_status mmagen_request_set(mmagen_request *req, const char *facet, const char *value)
+{
+	char q[ERR_QUOTE_SIZE], names[256] = "";
+	mmagen_request full;
+	mmagen_status s;
+	unsigned i;
+
+	if (!req || !facet || !value)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"mmagen_request_set: a request, a facet and a value are required");
+	if ((s = request_in(req, &full)))
+		return s;
+	for (i = 0; i < NFACETS && !facet_is(i, facet); i++)
+		;
+	if (i == NFACETS) {
+		for (unsigned k = 0; k < NFACETS; k++) {
+			size_t l = strlen(names);
+			snprintf(names + l, sizeof names - l, "%s%s", k ? ", " : "",
+				 mmagen_facet_name(k));
+		}
+		return mmagen_set_error(MMAGEN_UNKNOWN_NAME, "unknown facet %s; facets: %s",
+					err_quote(facet, q), names);
+	}
+	switch (facets[i].kind) {
+	case FK_FAMILY:
+		s = parse_family(&full, value);
+		break;
+	case FK_SHAPE:
+		s = parse_shape(&full, value);
+		break;
+	case FK_TYPE: {
+		mmagen_type t;
+		if ((s = mmagen_type_parse(value, &t)))
+			s = bad_as_option(facets[i].name);
+		else
+			*req_field_at(&full, facets[i].field) = t;
+		break;
+	}
+	case FK_LAYOUT:
+		s = parse_layout(&full, value);
+		break;
+	case FK_QUAL:
+		s = parse_qual(&full, &facets[i], value);
+		break;
+	}
+	if (s)
+		return s;
+	/* Back into the caller's bytes alone (request_in took its size,
+	 * REQUEST_SIZE_MIN, which holds every facet's fields, or more). */
+	memcpy((char *)req + sizeof req->size, (char *)&full + sizeof full.size,
+	       req->size - sizeof req->size);
+	return MMAGEN_OK;
+}
+
 /* r sets none of the fields of facet i */
 static int facet_open(const mmagen_request *r, unsigned i)
 {
