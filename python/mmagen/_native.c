@@ -415,9 +415,10 @@ static PyObject *py_gemm_launch(PyObject *self, PyObject *const *argv, Py_ssize_
 		if (u64_arg(argv[i], &v[i]))
 			return NULL;
 	}
-	if (((alpha = PyFloat_AsDouble(argv[13])) == -1.0 ||
-	     (beta = PyFloat_AsDouble(argv[14])) == -1.0 ||
-	     (d_scale = PyFloat_AsDouble(argv[15])) == -1.0) && PyErr_Occurred())
+	alpha = PyFloat_AsDouble(argv[13]);
+	beta = PyFloat_AsDouble(argv[14]);
+	d_scale = PyFloat_AsDouble(argv[15]);
+	if (PyErr_Occurred())
 		return NULL;
 	if (v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX)
 		return PyErr_Format(MmagenError, "M = %llu, N = %llu, K = %llu: each is 1 to 2^31-1",

@@ -300,6 +300,7 @@ class Report:
     images: List[ReportImage]
     kernels: List[ReportKernel]
     notes: List[str]
+    complete: bool       # False: some SASS was not examined (the notes say why)
     text: str
 
     def __str__(self) -> str:
@@ -311,15 +312,15 @@ def cli_path() -> str:
     return str(Path(__file__).with_name("mmagen"))
 
 
-def _run_cli(args: List[str]) -> str:
+def _run_cli(args: List[str], ok: Tuple[int, ...] = (0,)) -> Tuple[str, int]:
     exe = cli_path()
     if not os.access(exe, os.X_OK):
         raise MmagenError(f"the mmagen program is missing from the package ({exe}): reinstall it")
     r = subprocess.run([exe] + args, capture_output=True, text=True)
-    if r.returncode != 0:
+    if r.returncode not in ok:
         msg = r.stderr.strip().splitlines()
         raise MmagenError(msg[-1] if msg else f"mmagen {args[0]} failed ({r.returncode})")
-    return r.stdout
+    return r.stdout, r.returncode
 
 
 def inspect(path_or_bytes: Union[str, "os.PathLike[str]", bytes], arch: Optional[str] = None) -> Report:
@@ -342,14 +343,16 @@ def inspect(path_or_bytes: Union[str, "os.PathLike[str]", bytes], arch: Optional
 
 
 def _report(path: str, extra: List[str]) -> Report:
-    d = json.loads(_run_cli(["inspect", path, "--json"] + extra))
-    text = _run_cli(["inspect", path] + extra)
+    # exit status 3: the PTX is reported, some SASS not examined (a note says why)
+    out, rc = _run_cli(["inspect", path, "--json"] + extra, ok=(0, 3))
+    d = json.loads(out)
+    text, _ = _run_cli(["inspect", path] + extra, ok=(0, 3))
     kernels = [ReportKernel(name=k["name"], ptx=[_build(PtxOp, o) for o in k["ptx"]],
                             sass=[_build(SassOp, o) for o in k["sass"]],
                             verdicts=[_build(Verdict, v) for v in k["verdicts"]])
                for k in d["kernels"]]
     return Report(images=[_build(ReportImage, i) for i in d["images"]], kernels=kernels,
-                  notes=list(d["notes"]), text=text)
+                  notes=list(d["notes"]), complete=rc == 0, text=text)
 
 
 def _main_cli() -> None:
