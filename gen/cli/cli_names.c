@@ -1,8 +1,9 @@
 /* cli_names.c - the command line's spellings of families and qualifiers,
  * all taken from the library's family list and qualifier table (family.c,
  * qual.c): the value tables below are filled from it at start, so that
- * parsing, help, docs/cli.md and the completion script name exactly what
- * the library accepts.  Value tables: { spelling, value, alias } (cli.h). */
+ * help, docs/cli.md and the completion script name exactly what the
+ * library accepts (the library parses the selector options itself:
+ * mmagen_request_set).  Value tables: { spelling, value, alias } (cli.h). */
 #include "cli_opts.h"
 
 #include <string.h>
@@ -52,21 +53,6 @@ void cli_names_init(void)
 	fill(cli_ldtype_vals, MMAGEN_Q_LDTYPE);
 	fill(cli_rnd_vals, MMAGEN_Q_RND);
 	fill(cli_stype_vals, MMAGEN_Q_STYPE);
-}
-
-/* --family: the name sets the family and, where it says, the sparsity.
- * Every label that `list` prints is accepted. */
-int cli_family_parse(const char *v, mmagen_request *r)
-{
-	unsigned fam, sparse;
-	char legal[512];
-	if (mmagen_family_parse(v, &fam, &sparse))
-		return cli_fail(CLI_USAGE, "unknown family %s; legal: %s", cli_quote(v),
-				mmagen_family_legal(legal, sizeof legal));
-	r->family = fam;
-	if (sparse != MMAGEN_ANY)
-		r->sparse = sparse;
-	return 0;
 }
 
 /* The family column of `list`. */

@@ -49,10 +49,14 @@ static int set_type(const struct cli_opt *opt, const char *v, void *dst)
 	return 0;
 }
 
-static int set_family(const struct cli_opt *opt, const char *v, void *dst)
+/* A selector field (the option's name is its facet): the library reads
+ * it, as it does for every binding, so that the spellings, aliases and
+ * messages cannot drift apart. */
+static int set_facet(const struct cli_opt *opt, const char *v, void *dst)
 {
-	(void)opt;
-	return cli_family_parse(v, &OPTS(dst)->req);
+	if (mmagen_request_set(&OPTS(dst)->req, opt->name + 2, v))
+		return cli_lib_fail(CLI_USAGE, NULL);
+	return 0;
 }
 
 /* A decimal number of at most `max`, digits only (no sign, no space). */
@@ -66,74 +70,6 @@ static int number(const char *v, unsigned long max, unsigned long *out)
 			return -1;
 	*out = x;
 	return *v ? -1 : 0;
-}
-
-/* One dimension "<letter><number>" at *p: 1 .. MMAGEN_ANY - 1. */
-static int dim(const char **p, char letter, unsigned *out)
-{
-	char digits[8];
-	size_t n;
-	unsigned long x;
-
-	if (**p != letter)
-		return -1;
-	n = strspn(*p + 1, "0123456789");
-	if (!n || n >= sizeof digits)
-		return -1;
-	memcpy(digits, *p + 1, n);
-	digits[n] = '\0';
-	if (number(digits, MMAGEN_ANY - 1, &x) || !x)
-		return -1;
-	*out = (unsigned)x;
-	*p += 1 + n;
-	return 0;
-}
-
-static int set_shape(const struct cli_opt *opt, const char *v, void *dst)
-{
-	mmagen_request *r = &OPTS(dst)->req;
-	const char *p = v;
-	unsigned m, n, k;
-
-	(void)opt;
-	if (!dim(&p, 'm', &m) && !dim(&p, 'n', &n)) {
-		if (!*p) {                                  /* ldmatrix */
-			r->m = m, r->n = n;
-			return 0;
-		}
-		if (!dim(&p, 'k', &k) && !*p) {
-			r->m = m, r->n = n, r->k = k;
-			return 0;
-		}
-	} else if (p = v, !dim(&p, 'k', &k) && !*p) {      /* tcgen05 */
-		r->k = k;
-		return 0;
-	}
-	return cli_fail(CLI_USAGE, "bad --shape %s; write it like m16n8k16 "
-			"(ldmatrix: m8n8, tcgen05: k16)", cli_quote(v));
-}
-
-static int set_layout(const struct cli_opt *opt, const char *v, void *dst)
-{
-	static const char *const l[] = { "row.row", "row.col", "col.row", "col.col" };
-	mmagen_request *r = &OPTS(dst)->req;
-
-	(void)opt;
-	for (unsigned i = 0; i < 4; i++)
-		if (!strcmp(v, l[i])) {
-			r->alayout = i / 2 ? MMAGEN_COL : MMAGEN_ROW;
-			r->blayout = i % 2 ? MMAGEN_COL : MMAGEN_ROW;
-			return 0;
-		}
-	return cli_fail(CLI_USAGE, "bad --layout %s; legal: row.col, row.row, col.row, col.col",
-			cli_quote(v));
-}
-
-static int set_kind(const struct cli_opt *opt, const char *v, void *dst)
-{
-	if (!strncmp(v, "kind::", 6))
-		v += 6;
-	return cli_pick(opt->name, v, opt->vals, &OPTS(dst)->req.kind);
 }
 
 static int set_scale_d(const struct cli_opt *opt, const char *v, void *dst)
@@ -368,7 +304,8 @@ static const struct cli_value gemm_fmt_vals[] = {
 
 /* ---- the option table ----
  * Row macros: FLAG (no argument), STR (the argument as given), NAMED (one
- * of a value table), FN (a parser above; vals, if any, name its values).
+ * of a value table), FN (a parser above; vals, if any, name its values),
+ * FACET (a selector field: FN with the library's parser).
  * Columns: name, [metavar,] commands, destination, [values,] help.  Rows
  * of one group are together; help and docs print them in this order. */
 
@@ -392,6 +329,10 @@ static const struct cli_value gemm_fmt_vals[] = {
 #define FN(nm, mv, cm, grp, f, field, v, h) { .name = nm, .arg = mv, .cmds = cm, \
 	.group = grp, .kind = CLI_FN, .fn = f, .off = AT_(field), .vals = v, .help = h }
 
+/* a selector field, read by mmagen_request_set under the option's name
+ * (vals, if any, name its values for help and completion) */
+#define FACET(nm, mv, cm, v, h) FN(nm, mv, cm, "Selector", set_facet, req, v, h)
+
 /* a positive count, and the values to suggest when it is malformed */
 #define COUNT(nm, mv, cm, grp, field, legal_, h) { .name = nm, .arg = mv, .cmds = cm, \
 	.group = grp, .kind = CLI_FN, .fn = set_count, .off = AT_(field), .legal = legal_, \
@@ -407,50 +348,50 @@ static const struct cli_opt options[] = {
 	   "assemble on A"),
 	STR("--opcode", NULL, "STRING", SEL, "Selector", req.opcode,
 	    "a complete opcode as `list --opcodes` prints it; fields given with it must agree"),
-	FN("--family", "F", SEL, "Selector", set_family, req, NULL,
-	   "mma (alias mma.sync: dense), mma.sp, mma.sp::ordered_metadata, wgmma, "
-	   "wgmma.sp, tcgen05 (alias tcgen05.mma), tcgen05.sp (alias tcgen05.mma.sp), "
-	   "ldmatrix, stmatrix"),
-	FN("--shape", "SHAPE", SEL, "Selector", set_shape, req, NULL,
-	   "MxNxK written m16n8k16; ldmatrix/stmatrix m8n8; tcgen05 k16 (its M and N "
-	   "are --m and --n)"),
-	FN("--a", "T", SEL | GEMM, "Selector", set_type, req.a, NULL, "A's element type: " TYPES),
-	FN("--b", "T", SEL | GEMM, "Selector", set_type, req.b, NULL, "B's element type (as --a)"),
-	FN("--c", "T", SEL, "Selector", set_type, req.c, NULL, "C's element type (as --a)"),
-	FN("--d", "T", SEL, "Selector", set_type, req.d, NULL, "D's element type (as --a)"),
-	NAMED("--sparse", SEL, "Selector", req.sparse, cli_sparse_vals,
+	FACET("--family", "F", SEL, NULL,
+	      "mma (alias mma.sync: dense), mma.sp, mma.sp::ordered_metadata, wgmma, "
+	      "wgmma.sp, tcgen05 (alias tcgen05.mma), tcgen05.sp (alias tcgen05.mma.sp), "
+	      "ldmatrix, stmatrix"),
+	FACET("--shape", "SHAPE", SEL, NULL,
+	      "MxNxK written m16n8k16; ldmatrix/stmatrix m8n8; tcgen05 k16 (its M and N "
+	      "are --m and --n)"),
+	FACET("--a", "T", SEL | GEMM, NULL, "A's element type: " TYPES),
+	FACET("--b", "T", SEL | GEMM, NULL, "B's element type (as --a)"),
+	FACET("--c", "T", SEL, NULL, "C's element type (as --a)"),
+	FACET("--d", "T", SEL, NULL, "D's element type (as --a)"),
+	FACET("--sparse", NULL, SEL, cli_sparse_vals,
 	      "dense, 2:4 sparse (.sp), or .sp::ordered_metadata"),
-	FN("--layout", "row.col|row.row|col.row|col.col", SEL, "Selector", set_layout,
-	   req, NULL, "A's and B's layout (mma.sync)"),
-	NAMED("--satfinite", SEL, "Selector", req.satfinite, cli_yesno_vals,
+	FACET("--layout", "row.col|row.row|col.row|col.col", SEL, NULL,
+	      "A's and B's layout (mma.sync)"),
+	FACET("--satfinite", NULL, SEL, cli_yesno_vals,
 	      "the .satfinite qualifier"),
-	NAMED("--popc", SEL, "Selector", req.bitop, cli_popc_vals,
+	FACET("--popc", NULL, SEL, cli_popc_vals,
 	      "the b1 operation: xor.popc or and.popc"),
-	FN("--kind", NULL, SEL | GEMM, "Selector", set_kind, req.kind, cli_kind_vals,
-	   "the kind, with or without `kind::` (tcgen05, SM120 mma.sync; gemm on sm_120a: "
-	   "mxf4nvf4 or mxf8f6f4 instead of mxf4 for e2m1 x e2m1 mxfp4)"),
-	NAMED("--block-scale", SEL, "Selector", req.block_scale, cli_yesno_vals,
+	FACET("--kind", NULL, SEL | GEMM, cli_kind_vals,
+	      "the kind, with or without `kind::` (tcgen05, SM120 mma.sync; gemm on sm_120a: "
+	      "mxf4nvf4 or mxf8f6f4 instead of mxf4 for e2m1 x e2m1 mxfp4)"),
+	FACET("--block-scale", NULL, SEL, cli_yesno_vals,
 	      "the .block_scale qualifier (block-scaled kinds)"),
-	NAMED("--scale-vec", SEL, "Selector", req.scale_vec, cli_scale_vec_vals,
+	FACET("--scale-vec", NULL, SEL, cli_scale_vec_vals,
 	      "block_scale's scale_vec (scale factors per row of A)"),
-	NAMED("--stype", SEL, "Selector", req.stype, cli_stype_vals,
+	FACET("--stype", NULL, SEL, cli_stype_vals,
 	      "the scale factors' type (none: not block-scaled)"),
-	NAMED("--cta-group", SEL, "Selector", req.cta_group, cli_cta_vals,
+	FACET("--cta-group", NULL, SEL, cli_cta_vals,
 	      "tcgen05's cta_group (2: a pair of CTAs)"),
-	NAMED("--ws", SEL, "Selector", req.ws, cli_yesno_vals,
+	FACET("--ws", NULL, SEL, cli_yesno_vals,
 	      "tcgen05.mma.ws (weight-stationary)"),
-	NAMED("--ashift", SEL, "Selector", req.ashift, cli_yesno_vals,
+	FACET("--ashift", NULL, SEL, cli_yesno_vals,
 	      "tcgen05.mma .ashift (A in Tensor Memory, shifted down a row)"),
-	NAMED("--asrc", SEL, "Selector", req.asrc, cli_asrc_vals,
+	FACET("--asrc", NULL, SEL, cli_asrc_vals,
 	      "where A comes from (wgmma: registers or shared memory; tcgen05: "
 	      "shared or Tensor Memory)"),
-	NAMED("--rnd", SEL, "Selector", req.rnd, cli_rnd_vals,
+	FACET("--rnd", NULL, SEL, cli_rnd_vals,
 	      "the rounding of f64 mma.sync"),
-	NAMED("--num", SEL, "Selector", req.num, cli_num_vals,
+	FACET("--num", NULL, SEL, cli_num_vals,
 	      "ldmatrix/stmatrix: how many 8x8 matrices"),
-	NAMED("--trans", SEL, "Selector", req.trans, cli_yesno_vals,
+	FACET("--trans", NULL, SEL, cli_yesno_vals,
 	      "ldmatrix/stmatrix: .trans"),
-	NAMED("--ldtype", SEL, "Selector", req.ldtype, cli_ldtype_vals,
+	FACET("--ldtype", NULL, SEL, cli_ldtype_vals,
 	      "ldmatrix/stmatrix: the element shape"),
 
 	FN("--type", "T", C(LIST), "List", set_type, type, NULL,

@@ -53,12 +53,11 @@ extern const struct cli_spec cli_spec;
 /* Defaults for every command. */
 void opts_init(struct opts *o);
 
-/* ---- cli_names.c: family and qualifier spellings ---- */
+/* ---- cli_names.c: family and qualifier spellings, for help ---- */
 extern struct cli_value cli_sparse_vals[], cli_yesno_vals[],
 	cli_popc_vals[], cli_kind_vals[], cli_scale_vec_vals[],
 	cli_cta_vals[], cli_asrc_vals[], cli_num_vals[], cli_ldtype_vals[],
 	cli_rnd_vals[], cli_stype_vals[];
-int cli_family_parse(const char *v, mmagen_request *r);
 const char *cli_family_label(const mmagen_form *f);
 const char *cli_asrc_name(unsigned asrc);
 /* Fill the value tables from the library's qualifier table. */
