@@ -231,10 +231,10 @@ const char *mmagen_form_facet(const mmagen_form *f, unsigned i, char *buf, size_
  * ones.  A parser reads `v` into `r` (the library's full copy) or fails
  * with one line that names the option as the command line spells it. */
 
-/* The message of a parser the CLI once passed on after "--opt: " with
- * bytes outside printable ASCII as \xNN (mmagen_type_parse quotes its
- * text unescaped), so that it stays one line and reads as before. */
-static mmagen_status bad_as_option(const char *option)
+/* mmagen_type_parse's message as the type option's: after "--a: ", its
+ * bytes outside printable ASCII as \xNN (it quotes the text as given), so
+ * that it stays one line and reads as the command line has printed it. */
+static mmagen_status bad_type(const char *option)
 {
 	char msg[1024];
 	size_t l = (size_t)snprintf(msg, sizeof msg, "--%s: ", option);
@@ -399,7 +399,7 @@ mmagen_status mmagen_request_set(mmagen_request *req, const char *facet, const c
 	case FK_TYPE: {
 		mmagen_type t;
 		if ((s = mmagen_type_parse(value, &t)))
-			s = bad_as_option(facets[i].name);
+			s = bad_type(facets[i].name);
 		else
 			*req_field_at(&full, facets[i].field) = t;
 		break;
