@@ -285,6 +285,10 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 			return s;
 		ws = k->ws, ctr = k->ctr, stage = k->stage;
 	}
+	/* the caller's scratch may hold anything (another kernel's
+	 * workspace): its counters are zeroed on the stream first */
+	if (args->scratch && l.ctr_bytes && (res = cu.cuMemsetD8Async(ctr, 0, l.ctr_bytes, st)))
+		return mmart_cu_error("cuMemsetD8Async", res, NULL);
 	if (l.stage_bytes) {
 		if ((s = MMART_NEED(cuMemcpy2DAsync)))
 			return s;

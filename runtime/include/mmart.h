@@ -436,13 +436,14 @@ typedef struct mmart_gemm_args {
 				   * kernel's bytes per K block) */
 	/* Device memory of the caller's for this launch's split-K counters,
 	 * workspace and staging copies (0: the kernel's own buffers).  A
-	 * caller that launches one kernel on several streams at once, or
+	 * caller that launches kernels on several streams at once, or
 	 * captures launches into CUDA graphs, passes one scratch per
 	 * stream from its own allocator (PyTorch's caching allocator, a
-	 * graph's pool): mmart_gemm_kernel_scratch gives the bytes a launch
-	 * needs (often 0), the base must be 256-byte aligned, and its first
-	 * bytes (the counters) zero before the first launch that uses it;
-	 * every launch leaves them zero. */
+	 * graph's pool), shared by every kernel launched on that stream:
+	 * mmart_gemm_kernel_scratch gives the bytes a launch needs (often
+	 * 0), the base must be 256-byte aligned, and its contents do not
+	 * matter (the launch zeroes its split-K counters on the stream
+	 * first, a memset of a few bytes per tile). */
 	uint64_t scratch, scratch_bytes;
 } mmart_gemm_args;
 
