@@ -4,32 +4,51 @@ launched by libmmart from a cache."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional, Tuple, Union
+from collections import OrderedDict
+from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
 
 from . import _native
 from ._native import MmagenError
 from ._tables import _gemm_fields
 from ._tensors import Operand, major, operand, torch_dtype_of, torch_module, torch_type_name
 
-__all__ = ["gemm", "device_info", "clear_cache"]
+__all__ = ["gemm", "device_info", "DeviceInfo", "clear_cache"]
 
-# A launch may use the kernel's own buffers (no torch to allocate from).
+# A launch may use the kernel's own buffers (operands that are not torch
+# tensors: no allocator of the caller's to take scratch from).
 _OWN = 2**64 - 1
+# Scratch kept for this many (device, stream) pairs, the least recently
+# used dropped (a program that makes a stream per request leaves no pile)
+_SCRATCH_KEPT = 16
 
 _handles: Dict[Tuple[Any, ...], Any] = {}
-_scratch: Dict[Tuple[int, int], Any] = {}
+_scratch: "OrderedDict[Tuple[int, int], Any]" = OrderedDict()
 _lock = threading.Lock()
+
+# the kinds of A and B that a kernel multiplies together
+_CLASS = {"bf16": "bf16", "f16": "f16", "tf32": "tf32", "e4m3": "fp8", "e5m2": "fp8",
+          "s8": "i8", "u8": "i8"}
+# the types D may have (C has D's)
+_OUT_TYPES = ("bf16", "f16", "f32", "s32", "e4m3", "e5m2")
 
 # the default type of D for each type of A (B of the same class)
 _DEFAULT_OUT = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16", "e5m2": "bf16",
                 "s8": "s32", "u8": "s32"}
 
 
-def device_info(device: int = 0) -> Tuple[int, int, str, int]:
-    """(compute capability major, minor, name, multiprocessors) of a CUDA
-    device; DeviceError without a driver or such a device."""
+class DeviceInfo(NamedTuple):
+    major: int       # compute capability
+    minor: int
+    name: str
+    sms: int         # multiprocessors
+
+
+def device_info(device: int = 0) -> DeviceInfo:
+    """Compute capability, name and multiprocessors of a CUDA device;
+    DeviceError without a driver, MmagenError for a device index the
+    machine does not have."""
     _check_device(device)
-    return _with_device(device, lambda: _native.device_info(device))  # type: ignore[no-any-return]
+    return DeviceInfo(*_with_device(device, lambda: _native.device_info(device)))
 
 
 def clear_cache() -> None:
@@ -59,11 +78,12 @@ def _with_device(device: int, fn: Any) -> Any:
         return fn()
 
 
-def _handle(device: int, arch: Optional[str], ta: str, tb: str, tout: str, layout: str) -> Any:
-    key = (device, arch, ta, tb, tout, layout)
+def _handle(device: int, arch: Optional[str], ta: str, tb: str, tout: str, layout: str,
+            acc: Optional[str]) -> Any:
+    key = (device, arch, ta, tb, tout, layout, acc)
     h = _handles.get(key)
     if h is None:
-        fields = _gemm_fields(arch, ta, tb, tout, None, layout, None, None, None, None, None,
+        fields = _gemm_fields(arch, ta, tb, tout, acc, layout, None, None, None, None, None,
                               None)
         try:
             h = _with_device(device, lambda: _native.gemm_new(device, *fields))
@@ -97,20 +117,24 @@ def _stream_of(torch: Any, device: int, stream: Any) -> int:
 
 def _scratch_for(torch: Any, device: int, stream: int, need: int) -> Tuple[int, int, Any]:
     """Device memory for a launch's split-K counters, workspace and
-    staging: kept per (device, stream), from torch's allocator (so that
-    graph capture takes it from the graph's pool).  Zeros: the counters
-    must start at zero, and every launch leaves them so."""
-    if torch is None:
-        return 0, _OWN, None
+    staging, from torch's allocator on the current stream (the launch's:
+    torch operands launch there), any contents (the launch zeroes its
+    counters).  Under graph capture a new block each time, from the
+    graph's pool (a kept one could be replaced while the graph holds
+    it); otherwise kept per (device, stream) and grown by doubling."""
     if torch.cuda.is_current_stream_capturing():
-        t = torch.zeros(need, dtype=torch.uint8, device=f"cuda:{device}")
+        t = torch.empty(need, dtype=torch.uint8, device=f"cuda:{device}")
         return int(t.data_ptr()), need, t
     key = (device, stream)
-    t = _scratch.get(key)
-    if t is None or t.numel() < need:
-        t = torch.zeros(max(need, 2 * (t.numel() if t is not None else 0)), dtype=torch.uint8,
-                        device=f"cuda:{device}")
-        _scratch[key] = t
+    with _lock:
+        t = _scratch.get(key)
+        if t is None or t.numel() < need:
+            t = torch.empty(max(need, 2 * (t.numel() if t is not None else 0)),
+                            dtype=torch.uint8, device=f"cuda:{device}")
+            _scratch[key] = t
+        _scratch.move_to_end(key)
+        while len(_scratch) > _SCRATCH_KEPT:
+            _scratch.popitem(last=False)
     return int(t.data_ptr()), int(t.numel()), t
 
 
@@ -124,7 +148,8 @@ def _float(x: Any, name: str) -> float:
 def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float = 1.0,
          beta: Optional[float] = None, scale_a: Optional[float] = None,
          scale_b: Optional[float] = None, out: Any = None, stream: Any = None,
-         arch: Optional[str] = None, device: Optional[int] = None) -> Any:
+         arch: Optional[str] = None, device: Optional[int] = None,
+         acc: Optional[str] = None) -> Any:
     """D = alpha * scale_a * scale_b * (a @ b) + beta * c.
 
     a (M x K) and b (K x N): torch CUDA tensors (or objects with
@@ -138,12 +163,20 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     float32 for float32, bfloat16 for FP8, int32 for int8), new or
     `out`; c (beta defaults to 1 with c, 0 without) has D's type.
 
-    Launched on the current stream of the tensors' device (or `stream`
-    for non-torch operands); safe from several threads and on several
-    streams, and inside CUDA graph capture after a call of the same
-    shape outside it.  `arch` overrides the GPU's target (sm_80 takes the
-    mma.sync kernel)."""
+    Torch operands launch on the current stream of their device, with
+    scratch (split-K, staging) from torch's allocator per stream: safe
+    from several threads and on several streams, and inside CUDA graph
+    capture after a call of the same shape outside it.  Other operands
+    launch on `stream` (a CUstream as an int; default 0) on `device`, with
+    the kernel's own scratch: launches of one kind of operands on several
+    streams must then be ordered.  `arch` overrides the GPU's target
+    (sm_80: the mma.sync kernel); `acc` the accumulator ("f16" for f16
+    inputs)."""
     torch = torch_module()
+    is_torch = torch is not None and isinstance(a, torch.Tensor)
+    if stream is not None and is_torch:
+        raise MmagenError("stream= is for operands that are not torch tensors: torch's launch "
+                          "on the current stream (with torch.cuda.stream(s): ...)")
     A = operand(a, "a")
     B = operand(b, "b")
     m, k = A.rows, A.cols
@@ -160,12 +193,13 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
             raise MmagenError(f"{which}'s strides ({(A if ma is None else B).s0}, "
                               f"{(A if ma is None else B).s1}) are neither row- nor column-major: "
                               "give a contiguous copy")
+        # copied K-major, the layout every type takes
         if ma is None:
             a = a.contiguous()
             A = operand(a, "a")
             ma = major(A)
         if mb is None:
-            b = b.contiguous()
+            b = b.t().contiguous().t()
             B = operand(b, "b")
             mb = major(B)
         assert ma is not None and mb is not None
@@ -185,6 +219,9 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     layout = ("t" if ma[0] == "row" else "n") + ("n" if mb[0] == "col" else "t")
     ta = "tf32" if A.type == "f32" else A.type
     tb = "tf32" if B.type == "f32" else B.type
+    if _CLASS.get(ta, ta) != _CLASS.get(tb, tb) or ta not in _CLASS:
+        raise MmagenError(f"a holds {ta} and b {tb}: gemm takes A and B as bf16/bf16, f16/f16, "
+                          "float32/float32 (tf32), any mix of e4m3/e5m2, or any mix of s8/u8")
 
     dev = A.device
     if B.device != dev:
@@ -204,6 +241,9 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
         tout = out_dtype
     else:
         tout = torch_type_name(out_dtype)
+    if tout not in _OUT_TYPES:
+        raise MmagenError(f"out_dtype {out_dtype!r}: D is one of bf16, f16, f32, s32, e4m3, "
+                          "e5m2 (or their torch dtypes)")
 
     al = _float(alpha, "alpha")
     if scale_a is not None:
@@ -221,20 +261,19 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     D = operand(out, "out")
     _check_cd(D, "out", m, n, tout, dev)
     pc, ldc = 0, 0
-    if c is not None and be != 0:
+    if c is not None:
         C = operand(c, "c")
         _check_cd(C, "c", m, n, tout, dev)
-        pc, ldc = C.addr, C.s0 if m > 1 else n
+        if be != 0:
+            pc, ldc = C.addr, C.s0 if m > 1 else n
 
-    st = _stream_of(torch if A.device >= 0 else None, dev, stream)
-    h = _handle(dev, arch, ta, tb, tout, layout)
-    sc = _scratch.get((dev, st)) if torch is not None else None
-    sp, sb = (int(sc.data_ptr()), int(sc.numel())) if sc is not None else (0, 0)
-    if torch is None:
-        sb = _OWN
+    st = _stream_of(torch if is_torch else None, dev, stream)
+    h = _handle(dev, arch, ta, tb, tout, layout, acc)
     args = (h, st, m, n, k, A.addr, B.addr, pc, D.addr, ma[1], mb[1], ldc,
             D.s0 if m > 1 else n, al, be, 1.0)
-    need = _native.gemm_launch(*args, sp, sb)
+    # launched at once when the launch needs no scratch (most shapes);
+    # else the bytes it needs come back and it is launched with them
+    need = _native.gemm_launch(*args, 0, 0 if is_torch else _OWN)
     if need:
         sp, sb, keep = _scratch_for(torch, dev, st, need)
         need = _native.gemm_launch(*args, sp, sb)

@@ -178,7 +178,7 @@ static PyObject *py_emit(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "szOs", &target, &opcode, &filters, &format) ||
 	    target_of(target, &t) || request_of(t, filters, &req) || format_of(format, &fmt))
 		return NULL;
-	if (fmt != MMAGEN_FMT_PTX && fmt != MMAGEN_FMT_CUDA && fmt != MMAGEN_FMT_TEXT)
+	if (fmt != MMAGEN_FMT_PTX && fmt != MMAGEN_FMT_TEXT && strcmp(format, "cuda"))
 		return PyErr_Format(MmagenError, "emit writes ptx, cuda or text (got %s)", format);
 	req.opcode = opcode;
 	if (mmagen_select(&req, &f) != MMAGEN_OK ||
@@ -240,8 +240,9 @@ static PyObject *py_gemm_emit(PyObject *self, PyObject *args)
 		return NULL;
 	if (!g.target)
 		return PyErr_Format(MmagenError, "gemm_emit needs a target such as sm_90a");
-	if (fmt == MMAGEN_FMT_TEXT)
-		return PyErr_Format(MmagenError, "a GEMM is written as ptx, json, abi or c (got text)");
+	if (fmt == MMAGEN_FMT_TEXT || !strcmp(format, "cuda"))
+		return PyErr_Format(MmagenError, "a GEMM kernel is written as ptx, json, abi or c "
+				    "(got %s)", format);
 	if (gemm_request_of(&g, &r))
 		return NULL;
 	if (m && mmagen_gemm_choose(&r, m, n, k, sms) != MMAGEN_OK)
@@ -342,29 +343,36 @@ static PyObject *py_gemm_new(PyObject *self, PyObject *args)
 	mmart_status s;
 	int device;
 
+	mmagen_gemm_info info;
+
 	(void)self;
-	if (!PyArg_ParseTuple(args, "i" GEMM_FIELDS_FMT, &device, GEMM_FIELDS(g)) ||
-	    !(ctx = context(device)))
+	if (!PyArg_ParseTuple(args, "i" GEMM_FIELDS_FMT, &device, GEMM_FIELDS(g)))
 		return NULL;
 	if (!(p = PyMem_Calloc(1, sizeof *p)))
 		return PyErr_NoMemory();
-	if (gemm_request_of(&g, &p->req)) {
+	memset(&info, 0, sizeof info);
+	info.size = sizeof info;
+	/* the request judged before the driver is opened when its target is
+	 * given (a bad one is the caller's error on any machine), else once
+	 * the GPU's target is known; either way before any shape */
+	if (gemm_request_of(&g, &p->req) ||
+	    (p->req.target >= 0 && mmagen_gemm_info_of(&p->req, &info) != MMAGEN_OK) ||
+	    !(ctx = context(device))) {
+		if (!PyErr_Occurred())
+			gen_fail(NULL);
 		PyMem_Free(p);
 		return NULL;
 	}
-	if (p->req.target < 0 && mmagen_jit_target(ctx, &p->req.target) != MMART_OK) {
-		PyMem_Free(p);
-		return PyErr_Format(MmagenError, "this GPU's target is not one mmagen knows; "
-				    "pass arch= (one of mmagen.targets())");
-	}
-	/* the request judged once here, so that a bad one fails before any
-	 * shape is asked for */
-	mmagen_gemm_info info;
-	memset(&info, 0, sizeof info);
-	info.size = sizeof info;
-	if (mmagen_gemm_info_of(&p->req, &info) != MMAGEN_OK) {
-		PyMem_Free(p);
-		return gen_fail(NULL);
+	if (p->req.target < 0) {
+		if (mmagen_jit_target(ctx, &p->req.target) != MMART_OK) {
+			PyMem_Free(p);
+			return PyErr_Format(MmagenError, "this GPU's target is not one mmagen knows; "
+					    "pass arch= (one of mmagen.targets())");
+		}
+		if (mmagen_gemm_info_of(&p->req, &info) != MMAGEN_OK) {
+			PyMem_Free(p);
+			return gen_fail(NULL);
+		}
 	}
 	if ((s = mmart_gemm_create(ctx, mmagen_jit_generate, &p->req, &p->g))) {
 		PyMem_Free(p);

@@ -92,7 +92,8 @@ def _filters(kw: Dict[str, Any]) -> List[Tuple[str, str]]:
 
 
 def targets() -> List[str]:
-    """Every target mmagen knows, oldest first ("sm_70" ... "sm_120a")."""
+    """Every target mmagen knows, oldest first ("sm_75" ... "sm_121f", as
+    `mmagen list --targets`)."""
     return list(_native.targets())
 
 
@@ -121,10 +122,15 @@ _SCHEDULES = {None: 0, "cooperative": 1, "pingpong": 2}
 _PATHS = {None: 0, "wgmma": 1, "mma.sync": 2}
 
 
+# gemm_emit's and gemm_new's request fields, in their order (mypy checks the calls)
+_GemmFields = Tuple[Optional[str], str, str, str, Optional[str], int, int, int, int, int, int,
+                    int, int]
+
+
 def _gemm_fields(arch: Optional[str], a: str, b: str, out: str, acc: Optional[str],
                  layout: str, tile: Optional[Tuple[int, int]], stages: Optional[int],
                  cluster: Optional[int], split_k: Union[int, str, None],
-                 schedule: Optional[str], path: Optional[str]) -> Tuple[Any, ...]:
+                 schedule: Optional[str], path: Optional[str]) -> _GemmFields:
     if layout not in _LAYOUTS:
         raise MmagenError(f"layout {layout!r} is not one; legal: tn, nn, nt, tt")
     if schedule not in _SCHEDULES:
@@ -139,6 +145,8 @@ def _gemm_fields(arch: Optional[str], a: str, b: str, out: str, acc: Optional[st
         sk = split_k
     else:
         raise MmagenError(f"split_k {split_k!r}: give 1 to 256 K slices, or 'auto'")
+    if tile is not None and (not isinstance(tile, (tuple, list)) or len(tile) != 2):
+        raise MmagenError(f"tile {tile!r}: give (M, N) such as (128, 256)")
     tm, tn = tile if tile is not None else (0, 0)
     for name, v in (("tile", tm), ("tile", tn), ("stages", stages), ("cluster", cluster)):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1024):
@@ -158,13 +166,22 @@ def gemm_kernel(arch: str, a: str, b: str, out: str, *, acc: Optional[str] = Non
     that embeds both ("c").  Types as the CLI spells them (bf16, f16,
     tf32, e4m3, e5m2, s8, u8; out also f32, s32); layout tn (A row-major,
     B column-major), nn, nt, tt.  problem=(M, N, K): tiles, cluster and
-    split-K chosen for that problem on a GPU of `sms` multiprocessors."""
+    split-K chosen for that problem on a GPU of `sms` multiprocessors
+    (0, the default: 132, as the CLI)."""
     fields = _gemm_fields(arch, a, b, out, acc, layout, tile, stages, cluster, split_k,
                           schedule, path)
-    m, n, k = problem if problem is not None else (0, 0, 0)
-    if problem is not None and not all(isinstance(x, int) and 1 <= x < 2**31 for x in problem):
+    if problem is not None and (
+            not isinstance(problem, (tuple, list)) or len(problem) != 3 or
+            not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x < 2**31
+                    for x in problem)):
         raise MmagenError(f"problem {problem!r}: give (M, N, K), each 1 to 2^31-1")
-    return str(_native.gemm_emit(*fields, format, m, n, k, sms))
+    if not isinstance(sms, int) or isinstance(sms, bool) or not 0 <= sms <= 1024:
+        raise MmagenError(f"sms {sms!r}: give 1 to 1024 multiprocessors, such as 132")
+    if sms and problem is None:
+        raise MmagenError("sms says which GPU problem= chooses for; give problem=(M, N, K) too")
+    m, n, k = problem if problem is not None else (0, 0, 0)
+    # as `mmagen gemm --problem` without --sms: an H100's 132
+    return str(_native.gemm_emit(*fields, format, m, n, k, (sms or 132) if m else 0))
 
 
 @dataclass(frozen=True)
@@ -319,7 +336,9 @@ def _run_cli(args: List[str], ok: Tuple[int, ...] = (0,)) -> Tuple[str, int]:
     r = subprocess.run([exe] + args, capture_output=True, text=True)
     if r.returncode not in ok:
         msg = r.stderr.strip().splitlines()
-        raise MmagenError(msg[-1] if msg else f"mmagen {args[0]} failed ({r.returncode})")
+        line = msg[-1] if msg else f"mmagen {args[0]} failed ({r.returncode})"
+        # the program's "mmagen: " prefix off, as the other errors have none
+        raise MmagenError(line[len("mmagen: "):] if line.startswith("mmagen: ") else line)
     return r.stdout, r.returncode
 
 
@@ -335,7 +354,11 @@ def inspect(path_or_bytes: Union[str, "os.PathLike[str]", bytes], arch: Optional
             f = os.path.join(d, "input")
             with open(f, "wb") as fh:
                 fh.write(bytes(path_or_bytes))
-            return _report(f, extra)
+            try:
+                return _report(f, extra)
+            except MmagenError as e:
+                # name the bytes, not a temporary file the caller never saw
+                raise MmagenError(str(e).replace(repr(f), "the bytes given")) from None
     p = os.fspath(path_or_bytes)
     if not os.path.isfile(p):
         raise MmagenError(f"inspect: {p!r} is not a file; give a path or the bytes")

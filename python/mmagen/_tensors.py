@@ -92,8 +92,8 @@ def _from_cai(cai: Dict[str, Any], name: str, x: Any) -> Operand:
     t = _CAI_NAMES.get(str(cai.get("typestr", "")))
     if t is None:
         raise MmagenError(f"{name}'s typestr {cai.get('typestr')!r} is not a GEMM element type; "
-                          "legal: <f2 (f16), <f4 (f32 as tf32), |i1 (s8), |u1 (u8); bf16 and "
-                          "FP8 through torch or DLPack")
+                          "legal: <f2 (f16), <f4 (f32 as tf32), |i1 (s8), |u1 (u8); bf16 "
+                          "through DLPack, FP8 through torch tensors")
     size = {"f16": 2, "f32": 4, "s8": 1, "u8": 1, "s32": 4}[t]
     data = cai.get("data")
     if not data or not isinstance(data[0], int):

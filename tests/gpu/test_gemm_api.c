@@ -24,6 +24,8 @@ struct tcase {
 	uint32_t off;                          /* bases moved by this many elements */
 	float alpha, beta;
 	unsigned path;                         /* MMAGEN_GEMM_PATH_* */
+	int scratch;                           /* 1: the caller's scratch, 0xFF
+						* bytes (stale counters included) */
 };
 
 static uint64_t rng;
@@ -87,7 +89,7 @@ static int run_case(mmart_ctx *ctx, const struct tcase *c, int *skipped)
 	size_t nc = (size_t)ldc * c->m, nd = (size_t)ldd * c->m;
 	uint8_t *ha = malloc(na * ea), *hb = malloc(nb * ebb), *hc = malloc(nc * ed),
 		*hd = malloc(nd * ed);
-	uint64_t da = 0, db = 0, dc = 0, dd = 0;
+	uint64_t da = 0, db = 0, dc = 0, dd = 0, ds = 0, need = 0;
 	mmagen_gemm_request r;
 	mmart_gemm *g = NULL;
 	mmart_gemm_args args;
@@ -96,11 +98,12 @@ static int run_case(mmart_ctx *ctx, const struct tcase *c, int *skipped)
 	int rc = 1;
 	char what[160];
 
-	snprintf(what, sizeof what, "%s x %s -> %s %s %ux%ux%u ld+%u/%u/%u/%u off %u beta %g%s",
+	snprintf(what, sizeof what, "%s x %s -> %s %s %ux%ux%u ld+%u/%u/%u/%u off %u beta %g%s%s",
 		 mmagen_type_name(c->a), mmagen_type_name(c->b), mmagen_type_name(c->out),
 		 (const char *[]){ "tn", "nn", "nt", "tt" }[c->layout], c->m, c->n, c->k, c->pad_a,
 		 c->pad_b, c->pad_c, c->pad_d, c->off, c->beta,
-		 c->path == MMAGEN_GEMM_PATH_MMA_SYNC ? " mma.sync" : "");
+		 c->path == MMAGEN_GEMM_PATH_MMA_SYNC ? " mma.sync" : "",
+		 c->scratch ? " scratch" : "");
 	if (!ha || !hb || !hc || !hd)
 		goto out;
 	for (size_t i = 0; i < na; i++) {
@@ -144,7 +147,33 @@ static int run_case(mmart_ctx *ctx, const struct tcase *c, int *skipped)
 	args.b = db + c->off * ebb;
 	args.c = dc + c->off * ed;
 	args.d = dd + c->off * ed;
-	if (mmart_gemm_create(ctx, mmagen_jit_generate, &r, &g) ||
+	if (c->scratch) {
+		/* the caller's scratch, garbage: the launch must zero its
+		 * counters itself, and any workspace contents are allowed */
+		mmart_gemm_kernel *kk = NULL;
+		if (mmart_gemm_create(ctx, mmagen_jit_generate, &r, &g) ||
+		    mmart_gemm_kernel_for(g, c->m, c->n, c->k, &kk) ||
+		    mmart_gemm_kernel_scratch(kk, &args, &need)) {
+			printf("FAIL %s: %s\n", what, mmart_last_error());
+			goto out;
+		}
+		if (!need) {
+			printf("FAIL %s: the case needs no scratch: it tests nothing\n", what);
+			goto out;
+		}
+		if (mmart_alloc(ctx, need, &ds) || mmart_memset8(ctx, ds, 0xFF, need)) {
+			printf("FAIL %s: device memory: %s\n", what, mmart_last_error());
+			goto out;
+		}
+		args.scratch = ds;
+		args.scratch_bytes = need - 1;
+		if (!mmart_gemm_launch(g, &args, NULL)) {
+			printf("FAIL %s: scratch one byte short was taken\n", what);
+			goto out;
+		}
+		args.scratch_bytes = need;
+	}
+	if ((!g && mmart_gemm_create(ctx, mmagen_jit_generate, &r, &g)) ||
 	    mmart_gemm_launch(g, &args, NULL) || mmart_sync(ctx) ||
 	    mmart_copy_to_host(ctx, hd, args.d, nd * ed)) {
 		printf("FAIL %s: %s\n", what, mmart_last_error());
@@ -190,9 +219,9 @@ static int run_case(mmart_ctx *ctx, const struct tcase *c, int *skipped)
 	unsigned grid[3] = { 0 };
 	mmart_gemm_kernel_for(g, c->m, c->n, c->k, &k);
 	mmart_gemm_kernel_grid(k, &args, grid, NULL);
-	printf("%s %s: %zu wrong, %zu padding elements written, worst err/tol %.3f, grid %u x %u x %u\n",
-	       bad || untouched ? "FAIL" : "PASS", what, bad, untouched, worst, grid[0], grid[1],
-	       grid[2]);
+	printf("%s %s: %zu wrong, %zu padding elements written, worst err/tol %.3f, grid %u x %u x %u"
+	       ", scratch %llu bytes\n", bad || untouched ? "FAIL" : "PASS", what, bad, untouched,
+	       worst, grid[0], grid[1], grid[2], (unsigned long long)need);
 	rc = bad || untouched;
 out:
 	(void)skipped;
@@ -201,6 +230,7 @@ out:
 	mmart_free(ctx, db);
 	mmart_free(ctx, dc);
 	mmart_free(ctx, dd);
+	mmart_free(ctx, ds);
 	free(ha);
 	free(hb);
 	free(hc);
@@ -276,9 +306,14 @@ static int run_reuse(mmart_ctx *ctx)
 					mag += fabs(p);
 				}
 				ref *= args.d_scale;
+				/* e4m3 D saturates at +-448 (satfinite) */
+				if (fp8)
+					ref = ref > 448 ? 448 : ref < -448 ? -448 : ref;
 				double got = value(out, get(hd, (size_t)x * n + y, ed));
-				/* e4m3: half an ulp is up to 2^-4 of |x| */
-				double tol = 1e-5 * mag + fabs(ref) * (fp8 ? 1.0 / 16 : 1.0 / 128) + 1e-6;
+				/* e4m3: half an ulp is up to 2^-4 of |x|, and 2^-10
+				 * below its smallest normal (subnormal steps 2^-9) */
+				double tol = 1e-5 * mag + fabs(ref) * (fp8 ? 1.0 / 16 : 1.0 / 128) +
+					     (fp8 ? 1.0 / 1024 : 1e-6);
 				bad += !(fabs(got - ref) <= tol);
 			}
 	}
@@ -300,40 +335,46 @@ int main(int argc, char **argv)
 {
 	static const struct tcase cases[] = {
 		/* aligned, dense: the fast path untouched */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 512, 384, 256, 0, 0, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 300, 200, 512, 0, 0, 0, 0, 0, 0.5f, 1, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 512, 384, 256, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 300, 200, 512, 0, 0, 0, 0, 0, 0.5f, 1, 0, 0 },
 		/* M = 1, K = 1, odd N, N = 1 */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 1, 257, 64, 0, 0, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 100, 64, 1, 0, 0, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, 0, 77, 1, 40, 0, 0, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 1, 257, 64, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 100, 64, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, 0, 77, 1, 40, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
 		/* leading dimensions not multiples of 8, odd ldd, beta != 0 */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 129, 255, 100, 3, 5, 1, 2, 0, 1, 1, 0 },
-		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 0, 200, 131, 333, 1, 0, 0, 3, 0, 2, -1, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 129, 255, 100, 3, 5, 1, 2, 0, 1, 1, 0, 0 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, 0, 200, 131, 333, 1, 0, 0, 3, 0, 2, -1, 0, 0 },
 		/* bases off 16-byte alignment by one element */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 256, 256, 256, 0, 0, 0, 0, 1, 1, 0.5f, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 256, 256, 256, 0, 0, 0, 0, 1, 1, 0.5f, 0, 0 },
 		/* MN-major A and B */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, MMAGEN_GEMM_NN, 130, 70, 99, 1, 1, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_GEMM_NT, 65, 129, 64, 0, 0, 0, 1, 0, 1, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, MMAGEN_GEMM_NN, 130, 70, 99, 1, 1, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F16, MMAGEN_GEMM_NT, 65, 129, 64, 0, 0, 0, 1, 0, 1, 0, 0, 0 },
 		/* FP8, tf32, integers */
-		{ MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 0, 512, 2048, 1024, 0, 0, 0, 0, 0, 1, 0, 0 },
-		{ MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F32, 0, 33, 99, 77, 0, 0, 0, 1, 0, 1, 1, 0 },
-		{ MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 0, 100, 50, 13, 0, 1, 0, 0, 0, 1, 0, 0 },
+		{ MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 0, 512, 2048, 1024, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F32, 0, 33, 99, 77, 0, 0, 0, 1, 0, 1, 1, 0, 0 },
+		{ MMAGEN_TF32, MMAGEN_TF32, MMAGEN_F32, 0, 100, 50, 13, 0, 1, 0, 0, 0, 1, 0, 0, 0 },
 		/* D's rows 16-byte aligned, N not a multiple of 16 bytes (TMA store or not) */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 200, 97, 64, 0, 0, 0, 3, 0, 1, 0, 0 },
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 200, 100, 64, 0, 0, 0, 4, 0, 1, 0, 0 },
-		{ MMAGEN_S8, MMAGEN_S8, MMAGEN_S32, 0, 70, 33, 129, 0, 0, 0, 1, 0, 1, 1, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 200, 97, 64, 0, 0, 0, 3, 0, 1, 0, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 200, 100, 64, 0, 0, 0, 4, 0, 1, 0, 0, 0 },
+		{ MMAGEN_S8, MMAGEN_S8, MMAGEN_S32, 0, 70, 33, 129, 0, 0, 0, 1, 0, 1, 1, 0, 0 },
 		/* the mma.sync path: K padded to its 16-byte chunks */
 		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 100, 101, 77, 0, 0, 0, 0, 0, 1, 0,
-		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		  MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 		{ MMAGEN_S8, MMAGEN_U8, MMAGEN_S32, 0, 64, 40, 50, 1, 0, 0, 0, 0, 1, 0,
-		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		  MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, MMAGEN_GEMM_NN, 13, 9, 21, 0, 0, 0, 0, 0, 1, 0,
-		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		  MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 		{ MMAGEN_F16, MMAGEN_F16, MMAGEN_F32, MMAGEN_GEMM_NT, 30, 17, 40, 3, 0, 1, 1, 0, 1, 1,
-		  MMAGEN_GEMM_PATH_MMA_SYNC },
+		  MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 		/* large enough for split-K or several waves */
-		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 64, 1024, 8192, 0, 0, 0, 0, 0, 1, 0, 0 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 64, 1024, 8192, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		/* the caller's scratch: split-K counters and workspace, staging */
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_F32, 0, 64, 1024, 8192, 0, 0, 0, 0, 0, 1, 0, 0, 1 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 32, 1024, 8192, 0, 0, 3, 0, 0, 1, 1, 0, 1 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 256, 256, 256, 0, 0, 0, 0, 1, 1, 0.5f, 0, 1 },
+		{ MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 0, 100, 101, 77, 3, 0, 0, 0, 0, 1, 0,
+		  MMAGEN_GEMM_PATH_MMA_SYNC, 1 },
 	};
 	mmart_ctx *ctx;
 	int major = 0, minor = 0, fails = 0, skipped = 0;

@@ -358,7 +358,12 @@ def test_scratch_shared() -> None:
     share its scratch: each launch must reset its own counters (a stale
     counter from another kernel's workspace loses or repeats slices)."""
     gen = torch.Generator(device="cuda").manual_seed(41)
-    jobs = [(16, 4096, 4096), (32, 2048, 8192), (8, 1024, 6144), (16, 4096, 4096)]
+    jobs = [(64, 1024, 8192), (32, 2048, 8192), (8, 1024, 6144), (64, 512, 8192)]
+    sms = mmagen.device_info(0).sms
+    for m, n, k in jobs:       # each a split-K kernel (else this tests nothing)
+        abi = mmagen.gemm_kernel("sm_90a", "bf16", "bf16", "bf16", problem=(m, n, k), sms=sms,
+                                 format="abi")
+        assert "split none" not in abi, (m, n, k)
     for rep in range(2):
         for m, n, k in jobs:
             a = rand((m, k), torch.bfloat16, gen)
