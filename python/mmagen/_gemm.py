@@ -138,9 +138,15 @@ def _scratch_for(torch: Any, device: int, stream: int, need: int) -> Tuple[int, 
     return int(t.data_ptr()), int(t.numel()), t
 
 
+_F32_MAX = 3.4028234663852886e38
+
+
 def _float(x: Any, name: str) -> float:
     if isinstance(x, (int, float)) and not isinstance(x, bool):
-        return float(x)
+        v = float(x)
+        if not abs(v) <= _F32_MAX:
+            raise MmagenError(f"{name} = {x!r}: give a finite f32 number (|x| <= 3.4e38)")
+        return v
     raise MmagenError(f"{name} = {x!r}: give a Python number (device tensors of scales come "
                       "with block-scaled FP8)")
 
@@ -177,8 +183,11 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     if stream is not None and is_torch:
         raise MmagenError("stream= is for operands that are not torch tensors: torch's launch "
                           "on the current stream (with torch.cuda.stream(s): ...)")
-    A = operand(a, "a")
-    B = operand(b, "b")
+    # the stream of operands that are not torch tensors, known before they
+    # are read (a DLPack producer orders its work before it)
+    st_other = 0 if is_torch else _stream_of(None, 0, stream)
+    A = operand(a, "a", st_other)
+    B = operand(b, "b", st_other)
     m, k = A.rows, A.cols
     if B.rows != k:
         raise MmagenError(f"a is {m} x {k} and b {B.rows} x {B.cols}: b needs {k} rows "
@@ -186,7 +195,8 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     n = B.cols
     if m < 1 or n < 1 or k < 1:
         raise MmagenError(f"M = {m}, N = {n}, K = {k}: each must be at least 1")
-    ma, mb = major(A), major(B)
+    # K-major preferred where both fit: A row-major, B column-major
+    ma, mb = major(A, "row"), major(B, "col")
     if ma is None or mb is None:
         if torch is None or not isinstance(a if ma is None else b, torch.Tensor):
             which = "a" if ma is None else "b"
@@ -197,25 +207,20 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
         if ma is None:
             a = a.contiguous()
             A = operand(a, "a")
-            ma = major(A)
+            ma = major(A, "row")
         if mb is None:
             b = b.t().contiguous().t()
             B = operand(b, "b")
-            mb = major(B)
+            mb = major(B, "col")
         assert ma is not None and mb is not None
     # the kernel's layout: A row-major (K-major) "t", column-major "n";
     # B column-major (K-major) "n", row-major "t"
-    if A.type in ("e4m3", "e5m2", "s8", "u8", "f32"):
-        # K-major only; a dimension of 1 fits either
-        if ma[0] == "col" and m > 1 and k > 1 or mb[0] == "row" and k > 1 and n > 1:
-            raise MmagenError(
-                f"{'float32 (tf32)' if A.type == 'f32' else A.type} GEMMs read A row-major and "
-                f"B column-major (K-major): give {'a.contiguous()' if ma[0] == 'col' and m > 1 and k > 1 else 'a'}"
-                f" and {'b.t().contiguous().t()' if mb[0] == 'row' and k > 1 and n > 1 else 'b'}")
-        if ma[0] == "col":
-            ma = ("row", k)
-        if mb[0] == "row":
-            mb = ("col", k)
+    if A.type in ("e4m3", "e5m2", "s8", "u8", "f32") and (ma[0] != "row" or mb[0] != "col"):
+        # K-major only (major() took it wherever the strides allow)
+        raise MmagenError(
+            f"{'float32 (tf32)' if A.type == 'f32' else A.type} GEMMs read A row-major and "
+            f"B column-major (K-major): give {'a.contiguous()' if ma[0] != 'row' else 'a'}"
+            f" and {'b.t().contiguous().t()' if mb[0] != 'col' else 'b'}")
     layout = ("t" if ma[0] == "row" else "n") + ("n" if mb[0] == "col" else "t")
     ta = "tf32" if A.type == "f32" else A.type
     tb = "tf32" if B.type == "f32" else B.type
@@ -223,8 +228,9 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
         raise MmagenError(f"a holds {ta} and b {tb}: gemm takes A and B as bf16/bf16, f16/f16, "
                           "float32/float32 (tf32), any mix of e4m3/e5m2, or any mix of s8/u8")
 
-    dev = A.device
-    if B.device != dev:
+    # -1: an operand whose device is not known (__cuda_array_interface__)
+    dev = A.device if A.device >= 0 else B.device
+    if A.device >= 0 and B.device >= 0 and B.device != A.device:
         raise MmagenError(f"a is on cuda:{A.device} and b on cuda:{B.device}: give both on one device")
     if dev < 0:
         dev = device if device is not None else 0
@@ -234,7 +240,7 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
 
     # D's type
     if out_dtype is None and out is not None:
-        tout = operand(out, "out").type
+        tout = operand(out, "out", st_other).type
     elif out_dtype is None:
         tout = _DEFAULT_OUT.get(ta, ta)
     elif isinstance(out_dtype, str):
@@ -250,6 +256,7 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
         al *= _float(scale_a, "scale_a")
     if scale_b is not None:
         al *= _float(scale_b, "scale_b")
+    al = _float(al, "alpha * scale_a * scale_b")
     be = (1.0 if c is not None else 0.0) if beta is None else _float(beta, "beta")
     if be != 0 and c is None:
         raise MmagenError(f"beta = {be} needs c (M x N, D's type); give c or beta=0")
@@ -258,16 +265,16 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
         if torch is None or not isinstance(a, torch.Tensor):
             raise MmagenError("out= is needed when a and b are not torch tensors (M x N, row-major)")
         out = a.new_empty((m, n), dtype=torch_dtype_of(tout))
-    D = operand(out, "out")
+    D = operand(out, "out", st_other)
     _check_cd(D, "out", m, n, tout, dev)
     pc, ldc = 0, 0
     if c is not None:
-        C = operand(c, "c")
+        C = operand(c, "c", st_other)
         _check_cd(C, "c", m, n, tout, dev)
         if be != 0:
             pc, ldc = C.addr, C.s0 if m > 1 else n
 
-    st = _stream_of(torch if is_torch else None, dev, stream)
+    st = _stream_of(torch, dev, None) if is_torch else st_other
     h = _handle(dev, arch, ta, tb, tout, layout, acc)
     args = (h, st, m, n, k, A.addr, B.addr, pc, D.addr, ma[1], mb[1], ldc,
             D.s0 if m > 1 else n, al, be, 1.0)

@@ -423,10 +423,9 @@ static PyObject *py_gemm_launch(PyObject *self, PyObject *const *argv, Py_ssize_
 		if (u64_arg(argv[i], &v[i]))
 			return NULL;
 	}
-	alpha = PyFloat_AsDouble(argv[13]);
-	beta = PyFloat_AsDouble(argv[14]);
-	d_scale = PyFloat_AsDouble(argv[15]);
-	if (PyErr_Occurred())
+	if (((alpha = PyFloat_AsDouble(argv[13])) == -1.0 && PyErr_Occurred()) ||
+	    ((beta = PyFloat_AsDouble(argv[14])) == -1.0 && PyErr_Occurred()) ||
+	    ((d_scale = PyFloat_AsDouble(argv[15])) == -1.0 && PyErr_Occurred()))
 		return NULL;
 	if (v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[4] > UINT32_MAX)
 		return PyErr_Format(MmagenError, "M = %llu, N = %llu, K = %llu: each is 1 to 2^31-1",
@@ -490,15 +489,28 @@ static PyObject *py_dlpack_info(PyObject *self, PyObject *cap)
 	PyObject *shape = PyTuple_New(t->ndim), *strides = NULL;
 	if (!shape)
 		return NULL;
-	for (int i = 0; i < t->ndim; i++)
-		PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->shape[i]));
+	for (int i = 0; i < t->ndim; i++) {
+		PyObject *v = PyLong_FromLongLong(t->shape[i]);
+		if (!v) {
+			Py_DECREF(shape);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(shape, i, v);
+	}
 	if (t->strides) {
 		if (!(strides = PyTuple_New(t->ndim))) {
 			Py_DECREF(shape);
 			return NULL;
 		}
-		for (int i = 0; i < t->ndim; i++)
-			PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t->strides[i]));
+		for (int i = 0; i < t->ndim; i++) {
+			PyObject *v = PyLong_FromLongLong(t->strides[i]);
+			if (!v) {
+				Py_DECREF(shape);
+				Py_DECREF(strides);
+				return NULL;
+			}
+			PyTuple_SET_ITEM(strides, i, v);
+		}
 	} else {
 		strides = Py_NewRef(Py_None);
 	}

@@ -63,8 +63,10 @@ class Operand(NamedTuple):
     obj: Any         # what keeps the memory alive (a DLPack capsule)
 
 
-def operand(x: Any, name: str) -> Operand:
-    """One 2-D operand; a one-line MmagenError for anything else."""
+def operand(x: Any, name: str, stream: int = 0) -> Operand:
+    """One 2-D operand; a one-line MmagenError for anything else.  A
+    DLPack producer is told the stream the launch will be on (`stream`,
+    0: the legacy default) so that it orders its own work before it."""
     torch = torch_module()
     if torch is not None and isinstance(x, torch.Tensor):
         if not x.is_cuda:
@@ -80,7 +82,7 @@ def operand(x: Any, name: str) -> Operand:
     if cai is not None:
         return _from_cai(cai, name, x)
     if hasattr(x, "__dlpack__"):
-        return _from_dlpack(x, name)
+        return _from_dlpack(x, name, stream)
     raise MmagenError(f"{name} is a {type(x).__name__}: give a torch CUDA tensor, or an object "
                       "with __cuda_array_interface__ or __dlpack__")
 
@@ -110,14 +112,18 @@ def _from_cai(cai: Dict[str, Any], name: str, x: Any) -> Operand:
     return Operand(int(data[0]), r, c, s0, s1, t, -1, x)
 
 
-def _from_dlpack(x: Any, name: str) -> Operand:
+def _from_dlpack(x: Any, name: str, stream: int) -> Operand:
     dev = getattr(x, "__dlpack_device__", None)
     if dev is not None:
         dtype, _ = dev()
         if int(dtype) != _DL_CUDA:
             raise MmagenError(f"{name} is on DLPack device type {int(dtype)}: mmagen.gemm takes "
                               "CUDA memory (device type 2)")
-    cap = x.__dlpack__()
+    # DLPack's CUDA streams: 1 is the legacy default (0 is not allowed)
+    try:
+        cap = x.__dlpack__(stream=stream or 1)
+    except TypeError:          # a producer that takes no stream
+        cap = x.__dlpack__()
     from . import _native
     addr, dtype, dev_id, code, bits, lanes, shape, strides = _native.dlpack_info(cap)
     if dtype != _DL_CUDA:
@@ -133,13 +139,16 @@ def _from_dlpack(x: Any, name: str) -> Operand:
     return Operand(addr, r, c, s0, s1, t, dev_id, cap)
 
 
-def major(op: Operand) -> Optional[Tuple[str, int]]:
+def major(op: Operand, prefer: str) -> Optional[Tuple[str, int]]:
     """How a matrix is stored: ("row", ld) when each row's elements are
-    adjacent, ("col", ld) when each column's are, None for neither.  A
-    dimension of 1 fits either (row preferred)."""
+    adjacent, ("col", ld) when each column's are, None for neither; where
+    both fit (a dimension of 1 with a unit stride), `prefer` ("row" or
+    "col": the K-major one for the operand)."""
     r, c, s0, s1 = op.rows, op.cols, op.s0, op.s1
-    if (c == 1 or s1 == 1) and (r == 1 or s0 >= c):
+    row = (c == 1 or s1 == 1) and (r == 1 or s0 >= c)
+    col = (r == 1 or s0 == 1) and (c == 1 or s1 >= r)
+    if row and (prefer == "row" or not col):
         return "row", (s0 if r > 1 else c)
-    if (r == 1 or s0 == 1) and (c == 1 or s1 >= r):
+    if col:
         return "col", (s1 if c > 1 else r)
     return None

@@ -153,6 +153,52 @@ def test_int8(shape: Tuple[int, int, int], ta: str, tb: str) -> None:
     case(*shape, getattr(torch, ta), getattr(torch, tb), torch.int32, seed=17, b_row=False)
 
 
+@pytest.mark.parametrize("shape", [(64, 1024, 8192), (129, 255, 100), (256, 256, 256)])
+@pytest.mark.parametrize("ta,tout", [("bfloat16", "bfloat16"), ("bfloat16", "float32"),
+                                     ("float16", "float16"), ("int8", "int32"),
+                                     ("float8_e4m3fn", "bfloat16")])
+def test_c_beta(shape: Tuple[int, int, int], ta: str, tout: str) -> None:
+    """beta * C through every path: split-K (64 x 1024 x 8192), staged
+    (odd sizes, C with ld + 3), plain; C in place of D too."""
+    m, n, k = shape
+    t, to = getattr(torch, ta), getattr(torch, tout)
+    gen = torch.Generator(device="cuda").manual_seed(m * 7 + n)
+    a = rand((m, k), t, gen)
+    b = rand((n, k), t, gen).t()
+    cbig = rand((m, n + 3), to if to != torch.int32 else torch.int8, gen).to(to)
+    c = cbig[:, :n]
+    out = poison(m, n, to)
+    # int32: alpha and beta of 1 (the epilogue scales in f32, inexact past 2^24)
+    alpha, beta = (1.0, 1.0) if to == torch.int32 else (0.75, -1.5)
+    mmagen.gemm(a, b, out=out, c=c, alpha=alpha, beta=beta)
+    torch.cuda.synchronize()
+    check(out, a, b, alpha, beta, c, in_rel=2.0**-9 if "float8" in ta else 2.0**-16)
+    cc = c.clone()
+    mmagen.gemm(a, b, out=c, c=c, alpha=alpha, beta=beta)      # D over C
+    torch.cuda.synchronize()
+    check(c, a, b, alpha, beta, cc, in_rel=2.0**-9 if "float8" in ta else 2.0**-16)
+
+
+def test_k_major_degenerate() -> None:
+    """M = 1 or N = 1 views of FP8/int8 that are not K-major are refused
+    (not read with the wrong stride); K-major ones run."""
+    w = torch.randn(512, 64, device="cuda").to(torch.float8_e4m3fn)
+    bk = torch.randn(64, 512, device="cuda").to(torch.float8_e4m3fn).t()   # K-major B
+    with pytest.raises(mmagen.MmagenError, match="a.contiguous"):
+        mmagen.gemm(w.t()[:1], bk)                                        # 1 x 512, stride 64
+    with pytest.raises(mmagen.MmagenError, match=r"b\.t\(\)"):
+        mmagen.gemm(torch.randn(8, 512, device="cuda").to(torch.float8_e4m3fn), w[:, :1])
+    a1 = w.t()[:1].contiguous()
+    d = mmagen.gemm(a1, bk)
+    torch.cuda.synchronize()
+    check(d, a1, bk, in_rel=2.0**-9)
+    b1 = w[:, :1].contiguous()                                            # 512 x 1, unit strides
+    a8 = torch.randn(8, 512, device="cuda").to(torch.float8_e4m3fn)
+    d = mmagen.gemm(a8, b1)
+    torch.cuda.synchronize()
+    check(d, a8, b1, in_rel=2.0**-9)
+
+
 def test_fp8_row_major_b_refused() -> None:
     a = torch.zeros(64, 64, device="cuda").to(torch.float8_e4m3fn)
     b = torch.zeros(64, 64, device="cuda").to(torch.float8_e4m3fn)
@@ -262,11 +308,31 @@ def test_mma_sync_path() -> None:
     check(out, a, b)
 
 
-@pytest.mark.parametrize("shape", [(256, 512, 1024), (16, 4096, 4096), (33, 1000, 3000)])
-def test_graph_capture(shape: Tuple[int, int, int]) -> None:
+def _garble_scratch() -> None:
+    """The scratch kept per stream filled with 0xFF: a launch (or a
+    replayed graph) that relied on what an earlier one left there fails."""
+    from mmagen import _gemm
+    for t in list(_gemm._scratch.values()):
+        t.fill_(0xFF)
+
+
+def _splits(m: int, n: int, k: int) -> bool:
+    abi = mmagen.gemm_kernel("sm_90a", "bf16", "bf16", "bf16", problem=(m, n, k),
+                             sms=mmagen.device_info(0).sms, format="abi")
+    return "split none" not in abi
+
+
+@pytest.mark.parametrize("shape,off", [((256, 512, 1024), 0), ((64, 1024, 8192), 0),
+                                       ((32, 2048, 8192), 0), ((33, 1000, 3000), 1)])
+def test_graph_capture(shape: Tuple[int, int, int], off: int) -> None:
+    """Capture after a warm-up; the split-K shapes take scratch inside the
+    capture (from the graph's pool), the offset one stages A."""
     m, n, k = shape
+    if m <= 64:
+        assert _splits(m, n, k), f"{shape} should be a split-K launch"
     gen = torch.Generator(device="cuda").manual_seed(m)
-    a = rand((m, k), torch.bfloat16, gen)
+    abig = rand((m, k + off), torch.bfloat16, gen)
+    a = abig[:, off:]                      # off 1: base off 16 bytes, staged
     b = rand((n, k), torch.bfloat16, gen).t()
     d = mmagen.gemm(a, b)                  # warm-up: the kernel for the shape
     torch.cuda.synchronize()
@@ -274,9 +340,11 @@ def test_graph_capture(shape: Tuple[int, int, int]) -> None:
     with torch.cuda.graph(g):
         d = mmagen.gemm(a, b)
     for i in range(3):
-        a.copy_(rand((m, k), torch.bfloat16, gen))
+        abig.copy_(rand((m, k + off), torch.bfloat16, gen))
         b.copy_(rand((n, k), torch.bfloat16, gen).t())
         d.fill_(float("nan"))
+        _garble_scratch()
+        mmagen.gemm(rand((m, k), torch.bfloat16, gen), b)   # eager launches between replays
         g.replay()
         torch.cuda.synchronize()
         check(d, a, b)
@@ -359,16 +427,14 @@ def test_scratch_shared() -> None:
     counter from another kernel's workspace loses or repeats slices)."""
     gen = torch.Generator(device="cuda").manual_seed(41)
     jobs = [(64, 1024, 8192), (32, 2048, 8192), (8, 1024, 6144), (64, 512, 8192)]
-    sms = mmagen.device_info(0).sms
     for m, n, k in jobs:       # each a split-K kernel (else this tests nothing)
-        abi = mmagen.gemm_kernel("sm_90a", "bf16", "bf16", "bf16", problem=(m, n, k), sms=sms,
-                                 format="abi")
-        assert "split none" not in abi, (m, n, k)
+        assert _splits(m, n, k), (m, n, k)
     for rep in range(2):
         for m, n, k in jobs:
             a = rand((m, k), torch.bfloat16, gen)
             b = rand((n, k), torch.bfloat16, gen).t()
             out = poison(m, n, torch.bfloat16)
+            _garble_scratch()
             mmagen.gemm(a, b, out=out)
             torch.cuda.synchronize()
             check(out, a, b)
