@@ -328,7 +328,7 @@ def test_graph_capture(shape: Tuple[int, int, int], off: int) -> None:
     """Capture after a warm-up; the split-K shapes take scratch inside the
     capture (from the graph's pool), the offset one stages A."""
     m, n, k = shape
-    if m <= 64:
+    if m <= 64 and not off:
         assert _splits(m, n, k), f"{shape} should be a split-K launch"
     gen = torch.Generator(device="cuda").manual_seed(m)
     abig = rand((m, k + off), torch.bfloat16, gen)
