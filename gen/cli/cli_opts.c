@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 void opts_init(struct opts *o)
@@ -221,13 +222,16 @@ bad:
 			opt->name, cli_quote(v));
 }
 
-/* gemm's --quant: a block-scaled format (mmagen_qformat) */
+/* gemm's --quant: a block-scaled format (mmagen_qformat); fp8-block also
+ * by the names quantization configs give it */
 static int set_qformat(const struct cli_opt *opt, const char *v, void *dst)
 {
 	unsigned q;
+	if (!strcasecmp(v, "w8a8-fp8-block") || !strcasecmp(v, "deepseek-fp8"))
+		v = "fp8-block";
 	if (mmagen_qformat_parse(v, &q))
-		return cli_fail(CLI_USAGE, "bad %s %s; legal: mxfp8, mxfp6, mxfp4, nvfp4", opt->name,
-				cli_quote(v));
+		return cli_fail(CLI_USAGE, "bad %s %s; legal: mxfp8, mxfp6, mxfp4, nvfp4 (sm_120a), fp8-block (sm_90a; also w8a8-fp8-block, deepseek-fp8)",
+				opt->name, cli_quote(v));
 	*AT(dst, opt, unsigned) = q;
 	return 0;
 }

@@ -10,6 +10,10 @@
 
 static const char *const layout_names[] = { "tn", "nn", "nt", "tt" };
 
+/* --quant fp8-block's scales (the params' lines say where each lies) */
+static const char rule_block_scale[] =
+	"sa, sb: non-zero, 4-byte aligned; (M - 1) * sa_sm + (KB - 1) * sa_sk and (NB - 1) * sb_sn + (KB - 1) * sb_sk below 2^32 (KB = ceil(K / 128), NB = ceil(N / 128))";
+
 void mmagen_gemm_request_init_size(mmagen_gemm_request *out, size_t size)
 {
 	mmagen_gemm_request r;
@@ -164,10 +168,23 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 			"--schedule is the sm_90a wgmma kernel's (how its two consumer warpgroups share tiles); leave it out");
 	if (is_sm120(r))
 		return own_tile_k(r, g, gemm_plan_sm120(r, g));
-	if (r->quant || r->kind)
+	/* fp8-block is the wgmma path's (kernel_gemm_sm90.c); the formats
+	 * of block-scaled mma.sync and its kinds are sm_120a's */
+	int block = r->quant == MMAGEN_QF_FP8_BLOCK;
+	if (r->kind || (r->quant && !block))
 		return mmagen_set_error(MMAGEN_TARGET,
-			"gemm --quant and --kind are sm_120a's (block-scaled mma.sync), not %s's; use --arch sm_120a",
-			mmagen_target_name(r->target));
+			"gemm %s%s%s %s sm_120a's (block-scaled mma.sync), not %s's; use --arch sm_120a%s",
+			r->quant && !block ? "--quant " : "",
+			r->quant && !block ? mmagen_qformat_name(r->quant) : "",
+			r->kind ? r->quant && !block ? " and --kind" : "--kind" : "",
+			r->kind && r->quant && !block ? "are" : "is", mmagen_target_name(r->target),
+			paths(r) & GEMM_WGMMA ? " (sm_90a's wgmma GEMM takes --quant fp8-block)" : "");
+	if (block && (is_mma_sync(r) || !(paths(r) & GEMM_WGMMA)))
+		return mmagen_set_error(is_mma_sync(r) && (paths(r) & GEMM_WGMMA) ? MMAGEN_UNSUPPORTED
+										: MMAGEN_TARGET,
+			"gemm --quant fp8-block (f32 scales per 1 x 128 and 128 x 128 blocks, applied where wgmma's partial sums are promoted) is the sm_90a wgmma path's, not %s's; use --arch sm_90a%s",
+			is_mma_sync(r) ? "mma.sync" : mmagen_target_name(r->target),
+			is_mma_sync(r) && (paths(r) & GEMM_WGMMA) ? " without --path mma.sync" : "");
 	if (is_mma_sync(r) && r->split_k == MMAGEN_GEMM_SPLIT_AUTO)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"split-K auto (S chosen at run time) is the wgmma path's; mma.sync takes a number, e.g. --split-k 4");
@@ -204,6 +221,10 @@ static mmagen_status check(const mmagen_gemm_request *req, struct gemm_plan *g)
 		return mmagen_set_error(MMAGEN_UNSUPPORTED,
 			"%s wgmma reads A and B K-major only: use layout tn (A row-major, B column-major)",
 			mmagen_type_name(r->a));
+	if (block && cls != 2)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"--quant fp8-block scales FP8 A and B (any mix of e4m3/e5m2), not %s and %s; use --a e4m3 --b e4m3, or leave --quant out",
+			mmagen_type_name(r->a), mmagen_type_name(r->b));
 	if ((s = own_tile_k(r, g, gemm_plan_sm90(r, g))))
 		return s;
 	return gemm_split_plan(r, g);
@@ -253,6 +274,10 @@ static void fill_info(const struct gemm_plan *g, mmagen_gemm_info *i)
 	i->elem_bits_b = mmagen_type_bits(g->req.b);
 	i->stype = g->stype;
 	i->scale_block = g->scale_block;
+	if (g->block_scale) {       /* f32 per 1 x 128 of A, 128 x 128 of B */
+		i->stype = MMAGEN_F32;
+		i->scale_block = GEMM_SCALE_BLOCK;
+	}
 	i->split_workspace = (unsigned)g->split_ws;
 	i->fp8_promote = g->path != MMAGEN_GEMM_PATH_MMA_SYNC && g->promote ?
 			  g->promote_every * g->bk : 0;
@@ -316,6 +341,12 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 	      i->tile_m, i->tile_n, i->smem, i->tile_m, i->tile_n, i->tile_k, i->stages);
 	if (i->fp8_promote)
 		emitf(b, "  \"promote_k\": $u,\n", i->fp8_promote);
+	if (g->block_scale)
+		emitf(b, "  \"quant\": \"fp8-block\",\n  \"scales\": {\"type\": \"f32\", \"a\": [1, $u],"
+			 " \"b\": [$u, $u], \"what\": \"D = alpha * sum over K blocks kb of"
+			 " sa[m][kb] * sb[n / $u][kb] * (A * B over kb's $u elements of K) + beta * C\"},\n",
+		      GEMM_SCALE_BLOCK, GEMM_SCALE_BLOCK, GEMM_SCALE_BLOCK, GEMM_SCALE_BLOCK,
+		      GEMM_SCALE_BLOCK);
 	if (i->schedule)
 		emitf(b, "  \"schedule\": \"$s\",\n",
 		      i->schedule == MMAGEN_GEMM_SCHED_PINGPONG ? "pingpong" : "cooperative");
@@ -324,9 +355,11 @@ static void emit_json(struct buf *b, const struct gemm_plan *g, const mmagen_gem
 		emit_json_split_keys(b, i);
 	emitf(b, "  \"rules\": [\"K >= 1\", \"A, B: base 16-byte aligned, $s a multiple of 16\","
 		 " \"D, C: base aligned to 2 elements, ldd and ldc even\","
-		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"]\n}\n",
+		 " \"d_tma = 1 only when box_d is not [0, 0], D's base is 16-byte aligned and ldd * elem_bytes a multiple of 16\"$s$s$s]\n}\n",
 	      g->a_mn || g->b_mn ? "each one's row stride (dims[0] * elem_bytes)"
-				 : "row stride (K * elem_bytes)");
+				 : "row stride (K * elem_bytes)",
+	      g->block_scale ? ", \"" : "", g->block_scale ? rule_block_scale : "",
+	      g->block_scale ? "\"" : "");
 }
 
 /* The mma.sync path's manifest: plain pointers and strides, no tensor
@@ -393,6 +426,9 @@ static void header_id(const struct gemm_plan *g, const mmagen_gemm_info *i, char
 	len = (int)strlen(id);
 	if (g->promote && g->promote_every > 1)    /* --promote beyond one K block */
 		snprintf(id + len, n - (size_t)len, "_p%u", g->promote_every * g->bk);
+	len = (int)strlen(id);
+	if (g->block_scale)
+		snprintf(id + len, n - (size_t)len, "_fp8block");
 }
 
 static void upper(char *dst, const char *src, size_t n)
@@ -584,6 +620,8 @@ static void emit_c_header(struct buf *b, const struct gemm_plan *g, const mmagen
 	} else {
 		for (size_t k = 0; k < sizeof rules_sm90 / sizeof rules_sm90[0]; k++)
 			emitf(b, "\t\"$s\",\n", rules_sm90[k]);
+		if (g->block_scale)
+			emitf(b, "\t\"$s\",\n", rule_block_scale);
 	}
 	emitf(b, "};\n\n/* The kernel's ABI text, what libmmart's launcher takes with _ptx:\n"
 		 " *   mmart_gemm_kernel_load(ctx, $s_ptx, $s_abi, &kernel);\n"

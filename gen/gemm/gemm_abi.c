@@ -26,6 +26,18 @@ static const struct gemm_param params_sm90[] = {
 	{ "d_tma", GP_U32, GP_WHEN_ALWAYS, "1: store D through tensor_d; 0: through d and ldd" },
 	{ "d_scale", GP_F32, GP_WHEN_FP8_OUT,
 	  "D = satfinite(d_scale * (alpha * A * B + beta * C)) in D's FP8 type" },
+	/* --quant fp8-block: f32 scales, strides in elements; the kernel
+	 * reads (row m, K block kb) at sa + 4 (m sa_sm + kb sa_sk) and (N
+	 * block nb, kb) at sb + 4 (nb sb_sn + kb sb_sk), kb = k / 128, nb = n
+	 * / 128, rows and blocks past M and N clamped to the last */
+	{ "sa", GP_U64, GP_WHEN_BLOCK_SCALE,
+	  "A's f32 scales, one per row m and K block kb = k / 128, at sa + 4 * (m * sa_sm + kb * sa_sk)" },
+	{ "sb", GP_U64, GP_WHEN_BLOCK_SCALE,
+	  "B's f32 scales, one per 128 x 128 block (nb = n / 128, kb = k / 128), at sb + 4 * (nb * sb_sn + kb * sb_sk)" },
+	{ "sa_sm", GP_U32, GP_WHEN_BLOCK_SCALE, "elements between the scales of rows m and m + 1 (row-major [M][KB]: KB = ceil(K / 128))" },
+	{ "sa_sk", GP_U32, GP_WHEN_BLOCK_SCALE, "elements between the scales of K blocks kb and kb + 1 (row-major: 1)" },
+	{ "sb_sn", GP_U32, GP_WHEN_BLOCK_SCALE, "elements between the scales of N blocks nb and nb + 1 (row-major [NB][KB]: KB)" },
+	{ "sb_sk", GP_U32, GP_WHEN_BLOCK_SCALE, "elements between the scales of K blocks kb and kb + 1 (row-major: 1)" },
 	{ "workspace", GP_U64, GP_WHEN_SPLIT_KERNEL,
 	  "split-K partial tiles of the tail (mmagen_gemm_split_buffers_grid), any contents" },
 	{ "counters", GP_U64, GP_WHEN_SPLIT_KERNEL,
@@ -95,6 +107,7 @@ static int present(const struct gemm_plan *g, unsigned when)
 	case GP_WHEN_FP8_OUT: return fp8(g->req.out);
 	case GP_WHEN_SPLIT_KERNEL: return g->split_kernel;
 	case GP_WHEN_SPLIT_WS: return g->split_ws;
+	case GP_WHEN_BLOCK_SCALE: return g->block_scale;
 	default: return 1;
 	}
 }
@@ -190,6 +203,9 @@ void gemm_abi_text(struct buf *b, const struct gemm_plan *g, const mmagen_gemm_i
 	      mmagen_type_bits(g->req.out));
 	if (sm120 && g->spb)
 		emitf(b, "scales $t $u\n", g->stype, g->scale_block);
+	else if (g->block_scale)    /* A: 1 row x 128 of K; B: 128 of N x 128 of K */
+		emitf(b, "scales f32 a 1x$u b $ux$u\n", GEMM_SCALE_BLOCK, GEMM_SCALE_BLOCK,
+		      GEMM_SCALE_BLOCK);
 	emitf(b, "block $u $u $u\ncluster $u $u $u\nsmem $u\ntile $u $u $u\n", i->block[0],
 	      i->block[1], i->block[2], i->cluster[0], i->cluster[1], i->cluster[2], i->smem,
 	      i->tile_m, i->tile_n, i->tile_k);

@@ -18,7 +18,8 @@ struct gemm_param {
 	const char *what;        /* one line for the manifest, or NULL */
 };
 
-enum { GP_WHEN_ALWAYS = 0, GP_WHEN_FP8_OUT, GP_WHEN_SPLIT_KERNEL, GP_WHEN_SPLIT_WS };
+enum { GP_WHEN_ALWAYS = 0, GP_WHEN_FP8_OUT, GP_WHEN_SPLIT_KERNEL, GP_WHEN_SPLIT_WS,
+       GP_WHEN_BLOCK_SCALE };
 
 #define GEMM_PARAMS_MAX 24
 

@@ -11,6 +11,12 @@
 
 #define GEMM_KERNEL_NAME "mmagen_gemm"
 
+/* FP8 block scaling (MMAGEN_QF_FP8_BLOCK): one f32 scale per row of A and
+ * GEMM_SCALE_BLOCK elements of K, one per GEMM_SCALE_BLOCK x
+ * GEMM_SCALE_BLOCK block of B (N x K); the K block of the sm_90a FP8
+ * kernel is that long, so each promotion has one set of scales */
+#define GEMM_SCALE_BLOCK 128u
+
 /* sm_90a FP8: a tile of 16-64 rows, at most 128 wide, that promotes its
  * partial sums every K block (promote_every 1) takes K blocks in pairs
  * into two sets of partial sums (kernel_gemm_sm90.c); the chooser's
@@ -30,6 +36,9 @@ struct gemm_plan {
 	unsigned promote_every;     /* ... every this many K blocks (a power of 2) */
 	int promote_pipe;           /* ... with two sets of partial sums, K blocks
 				     * in pairs (kernel_gemm_sm90.c) */
+	int block_scale;            /* ... each multiplied by its f32 scales of A's
+				     * row and B's 128-column block (quant
+				     * MMAGEN_QF_FP8_BLOCK; kernel_gemm_sm90.c) */
 	int pingpong;               /* sm_90a: each consumer warpgroup takes every
 				     * other tile whole (MMAGEN_GEMM_SCHED_PINGPONG) */
 	unsigned a_stage, b_stage;  /* bytes of one stage of A and of B */

@@ -123,6 +123,10 @@ static mmagen_status pick_kind(const mmagen_gemm_request *r, unsigned *kind, uns
 		*kind = MMAGEN_KIND_F8F6F4;
 		return MMAGEN_OK;
 	}
+	if (q == MMAGEN_QF_FP8_BLOCK)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"gemm --quant fp8-block (f32 scales per 1 x 128 and 128 x 128 blocks) is the sm_90a wgmma GEMM's; on %s use --quant mxfp8, mxfp6, mxfp4 or nvfp4",
+			mmagen_target_name(r->target));
 	if (q >= MMAGEN_QF_END)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"gemm --quant is mxfp8, mxfp6, mxfp4 or nvfp4 (got %u)", q);

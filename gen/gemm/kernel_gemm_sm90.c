@@ -93,6 +93,7 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 	 * time on the H200: 49 us against 33) */
 	g->bm = req->tile_m ? req->tile_m : GEMM_BM;
 	g->promote = gemm_is_fp8(req->a);
+	g->block_scale = req->quant == MMAGEN_QF_FP8_BLOCK;   /* (gemm.c: FP8 A and B) */
 	/* FP8 keeps two accumulators (partial and promoted): N 192 fits the
 	 * consumers' 232 registers (H200: e4m3 8192^3 0.97 of cuBLASLt, N 128
 	 * 0.88) */
@@ -184,6 +185,11 @@ mmagen_status gemm_plan_sm90(const mmagen_gemm_request *req, struct gemm_plan *g
 		}
 		g->promote_every = kb;
 	}
+	assert(!g->block_scale || g->bk == GEMM_SCALE_BLOCK);
+	if (g->block_scale && g->promote_every != 1)
+		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
+			"--quant fp8-block applies its scales where each K block of %u is promoted: --promote is %u, not %u; leave --promote out",
+			g->bk, g->bk, req->promote_k);
 	/* FP8 tiles of 16-64 rows, up to 128 wide, promoting every K block:
 	 * a second set of partial sums (3 x 64 of the consumers' 232
 	 * registers), K blocks in pairs, one set promoted while the other's
@@ -659,14 +665,230 @@ static void emit_epilogue(struct kb *kb, const struct gemm_plan *g, struct ep *e
 	ke(kb, "$r:\n", done);
 }
 
+/* FP8 block scaling (MMAGEN_QF_FP8_BLOCK), DeepSeek-V3's: the partial
+ * sums of K block kb join the f32 sums as fma(part, sa * sb, sums), sa
+ * the scale of the register's row (row m, kb: at sa + 4 (m sa_sm + kb
+ * sa_sk)) and sb of its column's 128-column block of B (nb = n / 128:
+ * at sb + 4 (nb sb_sn + kb sb_sk)).  A thread holds two rows (wgmma's
+ * m64nNk32 D fragment: register 4j + 2h + e is row 16 (warp % 4) + lane
+ * / 4 + 8h of the warpgroup's 64, column 8j + 2 (lane % 4) + e), and
+ * every column group j of the tile, which lies in one B block (128 is a
+ * multiple of 8): B block n0 / 128 + o_j.  Where o_j depends on n0 % 128
+ * (tile N not a divisor nor a multiple of 128: 192 spans 1 or 2 blocks,
+ * and group 8..15's is the first or the second), a predicate per tile
+ * picks it.  Rows past M and blocks past N are clamped to the last
+ * (their D is never stored): the loads stay inside the arrays. */
+#define BS_B_MAX 3u          /* B blocks a tile spans: 176 columns at 112 .. 287 */
+#define BS_P_MAX 16u
+
+struct bs_set {
+	kreg sa[2], sb[BS_B_MAX];   /* the scales of one K block */
+};
+
+struct bs {
+	unsigned nb;                /* B blocks a tile spans at most */
+	/* per column group j and B block boundary b (o_j >= b + 1 when ...):
+	 * -2 never, -1 always, else predicate p[that] */
+	int cond[256 / 8][2];
+	unsigned np, thr[BS_P_MAX];
+	kreg p[BS_P_MAX];           /* per tile: n0 % 128 >= thr[i] */
+	kreg ra[2], rb[BS_B_MAX];   /* per tile: min(row, M - 1) sa_sm, min(block, NB - 1) sb_sn */
+	kreg k, more;               /* the template's bs_k, bs_more */
+	struct bs_set set[2];       /* set 0; set 1: the second of K blocks in pairs */
+};
+
+/* The tile columns' B blocks over every n0 % 128 a tile can start at
+ * (n0 = tile column x bn): how many, and per group which predicate. */
+static void bs_plan(struct bs *b, unsigned bn)
+{
+	unsigned seen[128] = { 0 }, starts[128], ns = 0;
+	for (unsigned t = 0; t < 128; t++)
+		if (!seen[t * bn % 128]++)
+			starts[ns++] = t * bn % 128;
+	/* ascending (insertion: at most 128) */
+	for (unsigned i = 1; i < ns; i++)
+		for (unsigned j = i; j > 0 && starts[j - 1] > starts[j]; j--) {
+			unsigned x = starts[j];
+			starts[j] = starts[j - 1];
+			starts[j - 1] = x;
+		}
+	b->nb = 1;
+	for (unsigned i = 0; i < ns; i++)
+		if ((starts[i] + bn - 1) / GEMM_SCALE_BLOCK + 1 > b->nb)
+			b->nb = (starts[i] + bn - 1) / GEMM_SCALE_BLOCK + 1;
+	assert(b->nb <= BS_B_MAX);
+	b->np = 0;
+	for (unsigned j = 0; j < bn / 8; j++)
+		for (unsigned c = 0; c < 2; c++) {
+			/* block offset > c: s + 8j >= 128 (c + 1), s the start */
+			unsigned need = (c + 1) * GEMM_SCALE_BLOCK, first = 0, any = 0;
+			for (unsigned i = ns; i-- > 0;)
+				if (starts[i] + 8 * j >= need)
+					first = starts[i], any = 1;
+			if (!any) {
+				b->cond[j][c] = -2;
+			} else if (first == starts[0]) {
+				b->cond[j][c] = -1;
+			} else {
+				unsigned q = 0;
+				while (q < b->np && b->thr[q] != first)
+					q++;
+				if (q == b->np) {
+					assert(b->np < BS_P_MAX);
+					b->thr[b->np++] = first;
+				}
+				b->cond[j][c] = (int)q;
+			}
+		}
+}
+
+/* The tile's scale indices (slot scale_tile, at each tile's start: m0,
+ * n0 of the template).  Uses the template's wg, warp, lane. */
+static void bs_emit_tile(struct kb *kb, struct bs *b, const struct sm90_regs *sr)
+{
+	kreg last = kb_reg(kb, K_B32), r = kb_reg(kb, K_B32), t = kb_reg(kb, K_B32);
+	kreg v = kb_reg(kb, K_B32), str = kb_reg(kb, K_B32), s = kb_reg(kb, K_B32);
+	kb_at(kb, "scale_tile");
+	/* rows m0 + 64 (wg - 1) + 16 (warp % 4) + lane / 4, + 8 */
+	ke(kb, "\tld.param.u32 $r, [pm];\n\tsub.u32 $r, $r, 1;\n\tld.param.u32 $r, [psa_sm];\n"
+	       "\tsub.u32 $r, $r, 1;\n\tshl.b32 $r, $r, 6;\n\tadd.u32 $r, $r, $r;\n"
+	       "\tand.b32 $r, $r, 3;\n\tshl.b32 $r, $r, 4;\n\tadd.u32 $r, $r, $r;\n"
+	       "\tshr.u32 $r, $r, 2;\n\tadd.u32 $r, $r, $r;\n",
+	   last, last, last, str, r, sr->wg, r, r, r, r, sr->m0, t, sr->warp, t, t, r, r, t,
+	   t, sr->lane, r, r, t);
+	for (unsigned h = 0; h < 2; h++) {
+		if (h)
+			ke(kb, "\tadd.u32 $r, $r, 8;\n", r, r);
+		ke(kb, "\tmin.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $r;\n", v, r, last, b->ra[h], v,
+		   str);
+	}
+	/* B blocks n0 / 128 + o, up to the last, ceil(N / 128) - 1 */
+	ke(kb, "\tld.param.u32 $r, [pn];\n\tadd.u32 $r, $r, $u;\n\tshr.u32 $r, $r, $u;\n"
+	       "\tsub.u32 $r, $r, 1;\n\tld.param.u32 $r, [psb_sn];\n\tshr.u32 $r, $r, $u;\n",
+	   last, last, last, GEMM_SCALE_BLOCK - 1, last, last, gemm_log2u(GEMM_SCALE_BLOCK), last,
+	   last, str, r, sr->n0, gemm_log2u(GEMM_SCALE_BLOCK));
+	for (unsigned o = 0; o < b->nb; o++) {
+		if (o)
+			ke(kb, "\tadd.u32 $r, $r, 1;\n", r, r);
+		ke(kb, "\tmin.u32 $r, $r, $r;\n\tmul.lo.u32 $r, $r, $r;\n", v, r, last, b->rb[o], v,
+		   str);
+	}
+	if (b->np)
+		ke(kb, "\tand.b32 $r, $r, $u;\n", s, sr->n0, GEMM_SCALE_BLOCK - 1);
+	for (unsigned i = 0; i < b->np; i++)
+		ke(kb, "\tsetp.ge.u32 $r, $r, $u;\n", b->p[i], s, b->thr[i]);
+}
+
+/* The scales of K block bs_k into set `which` when bs_more (slots
+ * scale_load_a, scale_load_b). */
+static void bs_emit_load(struct kb *kb, const struct bs *b, unsigned which, const char *slot)
+{
+	const struct bs_set *st = &b->set[which];
+	kreg str = kb_reg(kb, K_B32), ko = kb_reg(kb, K_B32), i = kb_reg(kb, K_B32);
+	kreg base = kb_reg(kb, K_B64), a = kb_reg(kb, K_B64);
+	kb_at(kb, slot);
+	for (unsigned op = 0; op < 2; op++) {
+		unsigned n = op ? b->nb : 2;
+		ke(kb, "\tld.param.u32 $r, [$s];\n\tmul.lo.u32 $r, $r, $r;\n"
+		       "\tld.param.u64 $r, [$s];\n\tcvta.to.global.u64 $r, $r;\n",
+		   str, op ? "psb_sk" : "psa_sk", ko, b->k, str, base, op ? "psb" : "psa", base, base);
+		for (unsigned x = 0; x < n; x++)
+			ke(kb, "\tadd.u32 $r, $r, $r;\n\tmad.wide.u32 $r, $r, 4, $r;\n"
+			       "\t@$r ld.global.nc.f32 $r, [$r];\n",
+			   i, op ? b->rb[x] : b->ra[x], ko, a, i, base, b->more,
+			   op ? st->sb[x] : st->sa[x], a);
+	}
+}
+
+/* The combined scale of a column group of conditions c0, c1 (struct
+ * bs's cond) from one row's products c[0..nb): offset 0, then past each
+ * B block boundary the group is past, always or by a predicate. */
+static kreg bs_pick(struct kb *kb, const struct bs *b, const kreg *c, int c0, int c1)
+{
+	const int cond[2] = { c0, c1 };
+	kreg sc = c[0];
+	for (unsigned q = 0; q < 2 && q + 1 < b->nb; q++) {
+		if (cond[q] == -1) {
+			sc = c[q + 1];
+		} else if (cond[q] >= 0) {
+			kreg x = kb_reg(kb, K_F32);
+			ke(kb, "\tselp.f32 $r, $r, $r, $r;\n", x, c[q + 1], sc, b->p[cond[q]]);
+			sc = x;
+		}
+	}
+	return sc;
+}
+
 /* FP8: each K block's wgmma start from zero (their own accumulation has
  * reduced precision on sm_90) and are added into f32 sums, as DeepGEMM
- * does; `sums` holds them. */
-static void emit_promotion(struct kb *kb, kreg sums, kreg part, const char *slot)
+ * does; `sums` holds them.  Block scaling (b): times the scales of set
+ * `which`. */
+static void emit_promotion(struct kb *kb, kreg sums, kreg part, const char *slot,
+			   const struct bs *b, unsigned which)
 {
 	kb_at(kb, slot);
-	for (unsigned i = 0; i < sums.n; i++)
-		ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i), kr_at(part, i));
+	if (!b) {
+		for (unsigned i = 0; i < sums.n; i++)
+			ke(kb, "\tadd.f32 $r, $r, $r;\n", kr_at(sums, i), kr_at(sums, i),
+			   kr_at(part, i));
+		return;
+	}
+	const struct bs_set *st = &b->set[which];
+	kreg c[2][BS_B_MAX];
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned o = 0; o < b->nb; o++) {
+			c[h][o] = kb_reg(kb, K_F32);
+			ke(kb, "\tmul.f32 $r, $r, $r;\n", c[h][o], st->sa[h], st->sb[o]);
+		}
+	/* a group's combined scale: one register for every group that lies
+	 * in the same B block of every tile (the same conditions) */
+	struct { int c0, c1; kreg x[2]; } pick[256 / 8];
+	unsigned npick = 0;
+	for (unsigned j = 0; j < sums.n / 4; j++) {
+		int c0 = b->cond[j][0], c1 = b->nb > 2 ? b->cond[j][1] : -2;
+		unsigned m = 0;
+		while (m < npick && (pick[m].c0 != c0 || pick[m].c1 != c1))
+			m++;
+		if (m == npick) {
+			pick[m].c0 = c0;
+			pick[m].c1 = c1;
+			for (unsigned h = 0; h < 2; h++)
+				pick[m].x[h] = bs_pick(kb, b, c[h], c0, c1);
+			npick++;
+		}
+		for (unsigned h = 0; h < 2; h++)
+			for (unsigned e = 0; e < 2; e++) {
+				kreg d = kr_at(sums, 4 * j + 2 * h + e);
+				ke(kb, "\tfma.rn.f32 $r, $r, $r, $r;\n", d,
+				   kr_at(part, 4 * j + 2 * h + e), pick[m].x[h], d);
+			}
+	}
+}
+
+/* The block-scaling registers and the slots that only it fills. */
+static void bs_init(struct kb *kb, struct bs *b, const struct gemm_plan *g,
+		    const struct sm90_regs *sr)
+{
+	memset(b, 0, sizeof *b);
+	bs_plan(b, g->bn);
+	for (unsigned i = 0; i < b->np; i++)
+		b->p[i] = kb_reg(kb, K_PRED);
+	for (unsigned h = 0; h < 2; h++)
+		b->ra[h] = kb_reg(kb, K_B32);
+	for (unsigned o = 0; o < b->nb; o++)
+		b->rb[o] = kb_reg(kb, K_B32);
+	for (unsigned w = 0; w < (g->promote_pipe ? 2u : 1u); w++) {
+		for (unsigned h = 0; h < 2; h++)
+			b->set[w].sa[h] = kb_reg(kb, K_F32);
+		for (unsigned o = 0; o < b->nb; o++)
+			b->set[w].sb[o] = kb_reg(kb, K_F32);
+	}
+	b->k = kb_slot_reg(kb, "bs_k", K_B32);
+	b->more = kb_slot_reg(kb, "bs_more", K_PRED);
+	bs_emit_tile(kb, b, sr);
+	bs_emit_load(kb, b, 0, "scale_load_a");
+	if (g->promote_pipe)
+		bs_emit_load(kb, b, 1, "scale_load_b");
 }
 
 /* The tile origin's own registers, written at both places it is needed. */
@@ -899,15 +1121,20 @@ mmagen_status gemm_emit_sm90(const struct gemm_plan *g, struct buf *out)
 	kb_at(&kb, "tile_start");
 	kreg spare = { 0 };
 	kreg part_b = { 0 };
+	struct bs bs;
+	kb_flag(&kb, "block_scale", g->block_scale);
+	if (g->block_scale)
+		bs_init(&kb, &bs, g, &sr);
 	if (g->promote) {
 		kreg sums = kb_regs(&kb, K_F32, acc.n);
 		kb_at(&kb, "tile_start");
 		for (unsigned i = 0; i < sums.n; i++)
 			ke(&kb, "\tmov.f32 $r, 0f00000000;\n", kr_at(sums, i));
-		emit_promotion(&kb, sums, acc, "promote_sums");
+		emit_promotion(&kb, sums, acc, "promote_sums", g->block_scale ? &bs : NULL, 0);
 		if (g->promote_pipe) {
 			part_b = kb_regs(&kb, K_F32, acc.n);
-			emit_promotion(&kb, sums, part_b, "promote_sums_b");
+			emit_promotion(&kb, sums, part_b, "promote_sums_b",
+				       g->block_scale ? &bs : NULL, 1);
 		}
 		/* wgmma's partial sums: dead after the last promotion (of two
 		 * sets the second: split-K's loads into the first made ptxas

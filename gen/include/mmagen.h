@@ -460,14 +460,25 @@ int mmagen_ref_accept(const mmagen_form *f, unsigned k, double exact,
  * NVFP4's global scale: real NVFP4 tensors carry a per-tensor f32 factor
  * (conventionally amax(tensor) / (448 * 6), so that block scales use the
  * whole ue4m3 range); quantize divides by it, dequantize multiplies by it.
- * 1.0 means none; MX formats require 1.0. */
+ * 1.0 means none; MX formats require 1.0.
+ * MMAGEN_QF_FP8_BLOCK ("fp8-block") is not a format of the quantizer: it
+ * names DeepSeek-V3's block scaling for the sm_90a wgmma GEMM
+ * (mmagen_gemm_request.quant), e4m3/e5m2 A and B with one f32 scale per
+ * row of A and 128 elements of K, and one per 128 x 128 block of B (N x
+ * K); the GEMM takes the scales as f32 arrays with strides (kernel
+ * parameters sa, sb, sa_sm, sa_sk, sb_sn, sb_sk: see mmagen_gemm_info).
+ * It comes after MMAGEN_QF_END, which keeps its value and still ends
+ * the formats mmagen_quant_spec_init knows; mmagen_qformat_parse and
+ * _name know all of them. */
 typedef enum mmagen_qformat {
 	MMAGEN_QF_NONE = 0,
 	MMAGEN_QF_MXFP8,
 	MMAGEN_QF_MXFP6,
 	MMAGEN_QF_MXFP4,
 	MMAGEN_QF_NVFP4,
-	MMAGEN_QF_END
+	MMAGEN_QF_END,
+	MMAGEN_QF_FP8_BLOCK,
+	MMAGEN_QF_GEMM_END
 } mmagen_qformat;
 
 typedef struct mmagen_quant_spec {
@@ -480,13 +491,15 @@ typedef struct mmagen_quant_spec {
 	double global_scale;     /* NVFP4 per-tensor factor; 1.0 = none */
 } mmagen_quant_spec;
 
-/* "mxfp8", "mxfp6", "mxfp4", "nvfp4" (case-insensitive). */
+/* "mxfp8", "mxfp6", "mxfp4", "nvfp4", "fp8-block" (case-insensitive). */
 MMAGEN_API
 mmagen_status mmagen_qformat_parse(const char *s, unsigned *out);
 MMAGEN_API
 const char *mmagen_qformat_name(unsigned format);
 /* The spec of a format; elem MMAGEN_TYPE_NONE picks the default, another
- * element type must belong to the format.  global_scale starts at 1.0. */
+ * element type must belong to the format.  global_scale starts at 1.0.
+ * MMAGEN_QF_FP8_BLOCK has no spec (MMAGEN_UNSUPPORTED: its scales are
+ * f32 of the caller's choosing, not a quantizer's). */
 MMAGEN_API
 mmagen_status mmagen_quant_spec_init(mmagen_quant_spec *s, unsigned format,
 				     mmagen_type elem);

@@ -33,8 +33,14 @@ static uint8_t scale_nan(const mmagen_quant_spec *s)
 	return s->stype == MMAGEN_UE8M0 ? 0xFF : 0x7F;
 }
 
+/* DeepSeek-V3's block scaling for the sm_90a GEMM: no quantizer format
+ * (f32 scales, mmagen.h) */
+#define FP8_BLOCK_NAME "fp8-block"
+
 const char *mmagen_qformat_name(unsigned format)
 {
+	if (format == MMAGEN_QF_FP8_BLOCK)
+		return FP8_BLOCK_NAME;
 	if (format == MMAGEN_QF_NONE || format >= MMAGEN_QF_END)
 		return "none";
 	return qformats[format].name;
@@ -58,8 +64,12 @@ mmagen_status mmagen_qformat_parse(const char *s, unsigned *out)
 			*out = f;
 			return MMAGEN_OK;
 		}
+	if (same_name(s, FP8_BLOCK_NAME)) {
+		*out = MMAGEN_QF_FP8_BLOCK;
+		return MMAGEN_OK;
+	}
 	return mmagen_set_error(MMAGEN_UNKNOWN_NAME,
-		"unknown block-scaled format '%s'; legal: mxfp8, mxfp6, mxfp4, nvfp4", s);
+		"unknown block-scaled format '%s'; legal: mxfp8, mxfp6, mxfp4, nvfp4, fp8-block", s);
 }
 
 mmagen_status mmagen_quant_spec_init(mmagen_quant_spec *s, unsigned format,
@@ -67,6 +77,9 @@ mmagen_status mmagen_quant_spec_init(mmagen_quant_spec *s, unsigned format,
 {
 	const struct qformat_desc *d;
 
+	if (s && format == MMAGEN_QF_FP8_BLOCK)
+		return mmagen_set_error(MMAGEN_UNSUPPORTED,
+			"fp8-block is the sm_90a GEMM's block scaling (f32 scales per 1 x 128 and 128 x 128 blocks, given with the operands), not a format mmagen quantizes; use mxfp8, mxfp6, mxfp4 or nvfp4");
 	if (!s || format == MMAGEN_QF_NONE || format >= MMAGEN_QF_END)
 		return mmagen_set_error(MMAGEN_INVALID_ARGUMENT,
 			"mmagen_quant_spec_init: no such format %u", format);

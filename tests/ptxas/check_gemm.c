@@ -1,6 +1,7 @@
 /* check_gemm.c - every GEMM variant the generator offers assembles with
  * ptxas for its target: each input pair and output type, tile N 64..256,
- * both cluster sizes; the sm_90a layouts, f16 accumulation and FP8 D.  A variant the generator refuses must be refused
+ * both cluster sizes; the sm_90a layouts, f16 accumulation, FP8 D and
+ * FP8 block scaling.  A variant the generator refuses must be refused
  * with a message; none may fail in between.
  * Usage: check_gemm PTXAS SCRATCHDIR.  Exit 77 without ptxas. */
 #define _POSIX_C_SOURCE 200809L
@@ -211,7 +212,9 @@ static int assemble_for(const char *ptxas, const char *dir, const mmagen_gemm_re
 		printf("FAIL: %s: ptxas warned about the wgmma: %s\n", what, serial_line);
 		return 1;
 	}
+	/* (mma.sync on sm_90 or sm_90a; sm_90a's wgmma runs FP8 natively) */
 	int emulated = !strncmp(arch, "sm_90", 5) &&
+		       (r->path == MMAGEN_GEMM_PATH_MMA_SYNC || strcmp(arch, "sm_90a")) &&
 		       (mmagen_type_bits(r->a) == 4 || r->a == MMAGEN_E4M3 || r->a == MMAGEN_E5M2);
 	if (no_spill && !emulated && spill) {
 		printf("FAIL: %s: %lu bytes of spill stores\n", what, spill);
@@ -456,6 +459,67 @@ static void check_pingpong(const char *ptxas, const char *dir)
 	}
 }
 
+/* --quant fp8-block (FP8 block scaling): every type mix and D type, the
+ * tiles whose columns lie in one, two or three 128-column blocks of B
+ * (128x176: 112 .. 287), tiles under 128 rows that take K blocks in
+ * pairs (a second set of scales), split-K (S and auto), 2-CTA clusters
+ * and mmagen_gemm_choose's picks: each assembles without a spill
+ * (ptxas -v) and without a wgmma warning.  Refusals carry their rule. */
+static void check_block_scale(const char *ptxas, const char *dir)
+{
+	static const mmagen_type mixes[][2] = { { MMAGEN_E4M3, MMAGEN_E4M3 }, { MMAGEN_E4M3, MMAGEN_E5M2 },
+						{ MMAGEN_E5M2, MMAGEN_E4M3 }, { MMAGEN_E5M2, MMAGEN_E5M2 } };
+	static const mmagen_type outs[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_F32, MMAGEN_E4M3, MMAGEN_E5M2 };
+	static const struct { unsigned tile_m, tile_n, split, cluster, promote, schedule; const char *refusal; } vs[] = {
+		{ 0, 0, 0, 0, 0, 0, NULL }, { 0, 128, 0, 0, 0, 0, NULL }, { 0, 64, 0, 2, 0, 0, NULL },
+		{ 0, 176, 0, 0, 0, 0, NULL }, { 0, 160, 3, 0, 0, 0, NULL }, { 0, 80, 0, 0, 0, 0, NULL },
+		{ 0, 0, 3, 0, 0, 0, NULL }, { 0, 192, MMAGEN_GEMM_SPLIT_AUTO, 2, 0, 0, NULL },
+		{ 64, 192, 0, 0, 0, 0, NULL }, { 64, 128, 0, 0, 0, 0, NULL }, { 64, 64, 2, 0, 0, 0, NULL },
+		{ 32, 96, 0, 0, 0, 0, NULL }, { 16, 48, MMAGEN_GEMM_SPLIT_AUTO, 0, 0, 0, NULL },
+		{ 16, 128, 0, 2, 0, 0, NULL }, { 0, 0, 0, 0, 128, 0, NULL },
+		{ 0, 0, 0, 0, 256, 0, "leave --promote out" },
+		{ 0, 256, 0, 0, 0, 0, "at most 192" },
+		{ 0, 0, 0, 0, 0, MMAGEN_GEMM_SCHED_PINGPONG, "--schedule cooperative" },
+	};
+	static const struct { unsigned m, n, k; } problems[] = {
+		{ 16, 4096, 7168 }, { 128, 7168, 2048 }, { 4096, 4096, 4096 }, { 4096, 7168, 18432 },
+	};
+	char what[240];
+	for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++)
+		for (size_t x = 0; x < 4; x++)
+			for (size_t o = 0; o < 5; o++) {
+				mmagen_gemm_request r;
+				/* each tile with every mix and every D (refusals with one) */
+				if (vs[v].refusal ? x || o : (x + o + v) % 3 && v)
+					continue;
+				sm90_request(&r, mixes[x][0], mixes[x][1], outs[o]);
+				r.quant = MMAGEN_QF_FP8_BLOCK;
+				r.tile_m = vs[v].tile_m;
+				r.tile_n = vs[v].tile_n;
+				r.split_k = vs[v].split;
+				r.cluster = vs[v].cluster;
+				r.promote_k = vs[v].promote;
+				r.schedule = vs[v].schedule;
+				snprintf(what, sizeof what, "gemm %s x %s -> %s fp8-block, tile %ux%u, split %u, cluster %u, promote %u, schedule %u",
+					 mmagen_type_name(r.a), mmagen_type_name(r.b), mmagen_type_name(r.out),
+					 r.tile_m, r.tile_n, r.split_k, r.cluster, r.promote_k, r.schedule);
+				if (vs[v].refusal)
+					assemble_or_refused(ptxas, dir, &r, what, vs[v].refusal);
+				else
+					CHECK(!assemble_for(ptxas, dir, &r, what, "sm_90a", 1), "%s", what);
+			}
+	for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++) {
+		mmagen_gemm_request r;
+		sm90_request(&r, MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16);
+		r.quant = MMAGEN_QF_FP8_BLOCK;
+		CHECK(mmagen_gemm_choose(&r, problems[i].m, problems[i].n, problems[i].k, 132) == MMAGEN_OK,
+		      "choose fp8-block: %s", mmagen_last_error());
+		snprintf(what, sizeof what, "chosen fp8-block for %ux%ux%u: tile %ux%u, %u stages, split %u",
+			 problems[i].m, problems[i].n, problems[i].k, r.tile_m, r.tile_n, r.stages, r.split_k);
+		CHECK(!assemble_for(ptxas, dir, &r, what, "sm_90a", 1), "%s", what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned tile_n[] = { 0, 64, 128, 256 };
@@ -471,6 +535,7 @@ int main(int argc, char **argv)
 	check_chosen(argv[1], argv[2]);
 	check_promote(argv[1], argv[2]);
 	check_pingpong(argv[1], argv[2]);
+	check_block_scale(argv[1], argv[2]);
 	for (size_t c = 0; c < sizeof combos / sizeof combos[0]; c++)
 		for (size_t t = 0; t < sizeof tile_n / sizeof tile_n[0]; t++)
 			for (unsigned cl = 1; cl <= 2; cl++) {

@@ -247,6 +247,16 @@ static void bad_args(void)
 	      mmagen_last_error());
 	check(mmagen_qformat_parse("NVFP4", &f) == MMAGEN_OK && f == MMAGEN_QF_NVFP4, "parse NVFP4");
 	check(mmagen_qformat_parse("mxfp5", &f) == MMAGEN_UNKNOWN_NAME, "parse mxfp5");
+	/* fp8-block: a GEMM's block scaling, after QF_END (whose value and
+	 * the formats' stay as they were), with no quantizer spec */
+	check(MMAGEN_QF_NVFP4 == 4 && MMAGEN_QF_END == 5 && MMAGEN_QF_FP8_BLOCK > MMAGEN_QF_END,
+	      "qformat values");
+	check(mmagen_qformat_parse("FP8-Block", &f) == MMAGEN_OK && f == MMAGEN_QF_FP8_BLOCK &&
+	      !strcmp(mmagen_qformat_name(f), "fp8-block"), "parse fp8-block");
+	check(mmagen_quant_spec_init(&s, MMAGEN_QF_FP8_BLOCK, MMAGEN_TYPE_NONE) == MMAGEN_UNSUPPORTED &&
+	      strstr(mmagen_last_error(), "not a format mmagen quantizes") != NULL,
+	      "fp8-block has no spec: %s", mmagen_last_error());
+	check(!strcmp(mmagen_qformat_name(MMAGEN_QF_GEMM_END), "none"), "name past the end");
 	s = spec(MMAGEN_QF_MXFP8, MMAGEN_TYPE_NONE);
 	s.global_scale = 2.0;
 	float x[32] = { 0 };

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "ptx_slots.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ static void test_refusals(void)
 		mmagen_gemm_request r;
 		mmagen_status s;
 		const char *word;
-	} bad[40];
+	} bad[56];
 	int n = 0;
 	bad[n].r = req(MMAGEN_BF16, MMAGEN_F16, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "bf16/bf16";
 	bad[n].r = req(MMAGEN_E4M3, MMAGEN_S8, MMAGEN_BF16); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "e4m3/e5m2";
@@ -195,6 +196,19 @@ static void test_refusals(void)
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.split_k = 2; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "use --split-k 1, or --schedule cooperative";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = 3; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "use cooperative or pingpong";
 	bad[n].r = req(MMAGEN_S8, MMAGEN_S8, MMAGEN_S32); bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "sm_90a wgmma kernel's";
+	/* --quant: fp8-block on the sm_90a wgmma path, FP8 A and B,
+	 * promoting every K block; the MX formats on sm_120a only */
+	bad[n].r = req(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "scales FP8 A and B (any mix of e4m3/e5m2), not bf16 and bf16";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].r.promote_k = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "--promote is 128, not 256; leave --promote out";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].r.tile_n = 256; bad[n].s = MMAGEN_INVALID_ARGUMENT; bad[n++].word = "at most 192";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].r.schedule = MMAGEN_GEMM_SCHED_PINGPONG; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "--schedule cooperative";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].r.path = MMAGEN_GEMM_PATH_MMA_SYNC; bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "without --path mma.sync";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; mmagen_target_parse("sm_89", &bad[n].r.target); bad[n].s = MMAGEN_TARGET; bad[n++].word = "wgmma path's, not mma.sync's; use --arch sm_90a";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; mmagen_target_parse("sm_120a", &bad[n].r.target); bad[n].s = MMAGEN_UNSUPPORTED; bad[n++].word = "sm_90a wgmma GEMM's; on sm_120a use --quant mxfp8";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_MXFP8; bad[n].s = MMAGEN_TARGET; bad[n++].word = "--quant mxfp8 is sm_120a's";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_FP8_BLOCK; bad[n].r.kind = 1; bad[n].s = MMAGEN_TARGET; bad[n++].word = "--kind is sm_120a's";
+	bad[n].r = req(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16); bad[n].r.quant = MMAGEN_QF_GEMM_END; bad[n].s = MMAGEN_TARGET; bad[n++].word = "sm_120a";
+	assert(n <= (int)(sizeof bad / sizeof bad[0]));
 	for (int i = 0; i < n; i++) {
 		mmagen_status s = mmagen_gemm_info_of(&bad[i].r, &g);
 		CHECK(s == bad[i].s && strstr(mmagen_last_error(), bad[i].word),
@@ -437,9 +451,93 @@ static void test_acc_and_fp8(void)
 		}
 }
 
+/* How often `what` occurs in the consumers' K loop ($c_kblock to
+ * $c_epilogue). */
+static unsigned count_in_loop(const char *ptx, const char *what)
+{
+	const char *p = strstr(ptx, "\n$c_kblock:"), *end = p ? strstr(p, "\n$c_epilogue:") : NULL;
+	unsigned n = 0;
+	while (p && end && (p = strstr(p, what)) && p < end) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* --quant fp8-block: the info's scales, the parameters after d_tma (and
+ * d_scale) in the .entry, the ABI text's scales line and params, the
+ * manifest, the header's name; each promotion an fma per accumulator
+ * with no plain add left, the scales loaded by ld.global.nc. */
+static void test_block_scale(void)
+{
+	static const struct { unsigned tile_m, tile_n, split; mmagen_type out; unsigned fmas; } vs[] = {
+		{ 0, 0, 0, MMAGEN_BF16, 96 }, { 64, 128, 0, MMAGEN_F32, 3 * 64 },
+		{ 0, 64, 3, MMAGEN_E4M3, 32 }, { 16, 48, MMAGEN_GEMM_SPLIT_AUTO, MMAGEN_F16, 3 * 24 },
+	};
+	for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
+		mmagen_gemm_request r = req(MMAGEN_E4M3, MMAGEN_E5M2, vs[v].out);
+		mmagen_gemm_info g = { .size = sizeof g };
+		char *ptx = NULL, *abi = NULL, *js = NULL, *hdr = NULL;
+		r.quant = MMAGEN_QF_FP8_BLOCK;
+		r.tile_m = vs[v].tile_m;
+		r.tile_n = vs[v].tile_n;
+		r.split_k = vs[v].split;
+		int ok = mmagen_gemm_info_of(&r, &g) == MMAGEN_OK &&
+			 !mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) &&
+			 !mmagen_gemm_emit(&r, MMAGEN_FMT_ABI, &abi, NULL) &&
+			 !mmagen_gemm_emit(&r, MMAGEN_FMT_JSON, &js, NULL) &&
+			 !mmagen_gemm_emit(&r, MMAGEN_FMT_CUDA, &hdr, NULL);
+		CHECK(ok, "fp8-block %zu: %s", v, mmagen_last_error());
+		if (!ok)
+			goto next;
+		CHECK(g.stype == MMAGEN_F32 && g.scale_block == 128 && g.fp8_promote == 128,
+		      "fp8-block %zu: info scales %s per %u, promote %u", v,
+		      mmagen_type_name(g.stype), g.scale_block, g.fp8_promote);
+		const char *after = vs[v].out == MMAGEN_E4M3 ? "\t.param .f32 pd_scale,\n"
+							    : "\t.param .u32 pd_tma,\n";
+		char want[400];
+		snprintf(want, sizeof want, "%s\t.param .u64 psa,\n\t.param .u64 psb,\n"
+			 "\t.param .u32 psa_sm,\n\t.param .u32 psa_sk,\n\t.param .u32 psb_sn,\n"
+			 "\t.param .u32 psb_sk%s", after, vs[v].split ? ",\n\t.param .u64 pworkspace" : ")");
+		CHECK(strstr(ptx, want) != NULL, "fp8-block %zu: the .entry's scale parameters", v);
+		CHECK(strstr(abi, "\nscales f32 a 1x128 b 128x128\n") &&
+		      strstr(abi, "param d_tma u32\n") &&
+		      strstr(abi, "param sa u64\nparam sb u64\nparam sa_sm u32\nparam sa_sk u32\n"
+				  "param sb_sn u32\nparam sb_sk u32\n"),
+		      "fp8-block %zu: the ABI's scales and params", v);
+		CHECK(strstr(js, "\"quant\": \"fp8-block\"") && strstr(js, "\"a\": [1, 128], \"b\": [128, 128]") &&
+		      strstr(js, "{\"name\": \"sb_sk\", \"kind\": \"u32\""),
+		      "fp8-block %zu: the manifest", v);
+		CHECK(strstr(hdr, "_FP8BLOCK_H") && strstr(hdr, "(NB - 1) * sb_sn"),
+		      "fp8-block %zu: the header's name and rules", v);
+		/* the K loop's promotions, an fma per accumulator (K blocks in
+		 * pairs: three, the pair's two and the single block's) */
+		CHECK(count_in_loop(ptx, "\tfma.rn.f32 ") == vs[v].fmas &&
+		      !count_in_loop(ptx, "\tadd.f32 ") && count_in_loop(ptx, "ld.global.nc.f32 "),
+		      "fp8-block %zu: %u fma (want %u), %u add.f32, %u scale loads in the K loop", v,
+		      count_in_loop(ptx, "\tfma.rn.f32 "), vs[v].fmas, count_in_loop(ptx, "\tadd.f32 "),
+		      count_in_loop(ptx, "ld.global.nc.f32 "));
+	next:
+		free(ptx);
+		free(abi);
+		free(js);
+		free(hdr);
+	}
+	/* the unscaled FP8 kernel has none of it */
+	mmagen_gemm_request r = req(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16);
+	char *ptx = NULL, *abi = NULL;
+	CHECK(!mmagen_gemm_emit(&r, MMAGEN_FMT_PTX, &ptx, NULL) &&
+	      !mmagen_gemm_emit(&r, MMAGEN_FMT_ABI, &abi, NULL) && !strstr(ptx, "psa") &&
+	      !count_in_loop(ptx, "fma.rn.f32 ") && count_in_loop(ptx, "\tadd.f32 ") == 96 &&
+	      !strstr(abi, "scales"), "FP8 without --quant: no scales");
+	free(ptx);
+	free(abi);
+}
+
 int main(void)
 {
 	test_plans();
+	test_block_scale();
 	test_layouts();
 	test_mn_stage();
 	test_acc_and_fp8();

@@ -4,8 +4,9 @@
  *   - the order `mmagen run gemm` passes them in (gen/cli/run_gemm.c,
  *     launch_mmagen and launch_mma_sync), written out again below.
  * Variants: targets sm_80..sm_120a, both paths, the types, accumulators,
- * FP8 D (d_scale), layouts, split-K none/S/auto and the sm_120a block
- * scales: every request mmagen_gemm_info_of accepts among them. */
+ * FP8 D (d_scale), layouts, split-K none/S/auto, the sm_120a block
+ * scales and sm_90a's fp8-block: every request mmagen_gemm_info_of
+ * accepts among them. */
 #include "mmagen.h"
 #include "check.h"
 
@@ -119,6 +120,14 @@ static void launch_order(const mmagen_gemm_info *g, mmagen_type out, int sm120, 
 		return;
 	if (out == MMAGEN_E4M3 || out == MMAGEN_E5M2)
 		add(l, "d_scale", 7, "f32");
+	if (g->scale_block) {      /* --quant fp8-block: f32 scales and their strides */
+		static const char *const bs[] = { "sa:u64", "sb:u64", "sa_sm:u32", "sa_sk:u32",
+						  "sb_sn:u32", "sb_sk:u32" };
+		for (size_t i = 0; i < 6; i++) {
+			const char *c = strchr(bs[i], ':');
+			add(l, bs[i], (size_t)(c - bs[i]), c + 1);
+		}
+	}
 	if (g->split_k != 1) {     /* the split-K kernel (0: auto) */
 		add(l, "workspace", 9, "u64");
 		add(l, "counters", 8, "u64");
@@ -141,7 +150,7 @@ static int same(const struct plist *x, const struct plist *y, char *why, size_t 
 	return 1;
 }
 
-static unsigned seen_fp8_split, seen_mma, seen_wgmma, seen_sm120, seen_auto, total;
+static unsigned seen_fp8_split, seen_mma, seen_wgmma, seen_sm120, seen_auto, seen_block, total;
 
 static void one(const mmagen_gemm_request *r, const char *what)
 {
@@ -173,6 +182,10 @@ static void one(const mmagen_gemm_request *r, const char *what)
 		seen_wgmma++;
 		seen_fp8_split += g.split_k != 1 && (r->out == MMAGEN_E4M3 || r->out == MMAGEN_E5M2);
 		seen_auto += g.split_k == 0;
+		seen_block += r->quant == MMAGEN_QF_FP8_BLOCK;
+		CHECK((r->quant == MMAGEN_QF_FP8_BLOCK) ==
+		      (g.stype == MMAGEN_F32 && g.scale_block == 128),
+		      "%s: info's scales %s per %u", what, mmagen_type_name(g.stype), g.scale_block);
 	}
 out:
 	mmagen_free(js);
@@ -199,7 +212,7 @@ int main(void)
 					for (unsigned lay = 0; lay < 4; lay++)
 						for (size_t s = 0; s < 3; s++)
 							for (size_t p = 0; p < 2; p++)
-								for (unsigned q = 0; q < (t == 5 ? (unsigned)MMAGEN_QF_END : 1u); q++) {
+								for (unsigned q = 0; q < (t == 5 ? (unsigned)MMAGEN_QF_END : t == 4 ? 2u : 1u); q++) {
 			mmagen_gemm_request r;
 			mmagen_gemm_request_init(&r);
 			mmagen_target_parse(targets[t], &r.target);
@@ -209,16 +222,18 @@ int main(void)
 			r.layout = lay;
 			r.split_k = splits[s];
 			r.path = paths[p];
-			r.quant = q;
+			/* sm_90a: none, or fp8-block (the wgmma path's) */
+			r.quant = t == 4 && q ? (unsigned)MMAGEN_QF_FP8_BLOCK : q;
 			snprintf(what, sizeof what, "%s %s -> %s acc %s layout %u split %u path %u quant %u",
 				 targets[t], mmagen_type_name(ins[a]), mmagen_type_name(outs[o]),
-				 accs[c] ? mmagen_type_name(accs[c]) : "-", lay, splits[s], paths[p], q);
+				 accs[c] ? mmagen_type_name(accs[c]) : "-", lay, splits[s], paths[p], r.quant);
 			one(&r, what);
 		}
 	/* the sweep reached every kind of parameter list */
 	CHECK(seen_wgmma >= 20 && seen_mma >= 20 && seen_sm120 >= 4 && seen_fp8_split >= 2 &&
-	      seen_auto >= 2, "coverage: %u wgmma (%u FP8 D split, %u auto), %u mma.sync, %u sm_120a",
-	      seen_wgmma, seen_fp8_split, seen_auto, seen_mma, seen_sm120);
+	      seen_auto >= 2 && seen_block >= 8,
+	      "coverage: %u wgmma (%u FP8 D split, %u auto, %u fp8-block), %u mma.sync, %u sm_120a",
+	      seen_wgmma, seen_fp8_split, seen_auto, seen_block, seen_mma, seen_sm120);
 	printf("%u variants; ", total);
 	return check_summary();
 }
