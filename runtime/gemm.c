@@ -337,6 +337,10 @@ static mmart_status launch_locked(mmart_gemm_kernel *k, const mmart_gemm_args *a
 	u32[GR_LDD] = (uint32_t)l.d.ld;
 	u32[GR_LDSA] = l.ldsa;
 	u32[GR_LDSB] = l.ldsb;
+	u32[GR_SA_SM] = l.sa_sm;
+	u32[GR_SA_SK] = l.sa_sk;
+	u32[GR_SB_SN] = l.sb_sn;
+	u32[GR_SB_SK] = l.sb_sk;
 	u32[GR_D_TMA] = (uint32_t)l.d_tma;
 	u32[GR_SPLITS] = l.splits;
 	f32[GR_ALPHA] = args->alpha;

@@ -21,7 +21,9 @@ enum gemm_kind { GK_TMAP, GK_U64, GK_U32, GK_F32 };
 	X(ALPHA, "alpha", GK_F32) X(BETA, "beta", GK_F32)                  \
 	X(D_TMA, "d_tma", GK_U32) X(D_SCALE, "d_scale", GK_F32)            \
 	X(WORKSPACE, "workspace", GK_U64) X(COUNTERS, "counters", GK_U64)  \
-	X(SPLITS, "splits", GK_U32)
+	X(SPLITS, "splits", GK_U32) X(SA_SM, "sa_sm", GK_U32)              \
+	X(SA_SK, "sa_sk", GK_U32) X(SB_SN, "sb_sn", GK_U32)                \
+	X(SB_SK, "sb_sk", GK_U32)
 
 enum gemm_role {
 #define X(id, name, kind) GR_##id,
@@ -46,7 +48,10 @@ struct gemm_abi {
 	enum gemm_path path;
 	struct gemm_operand a, b, out;
 	char stype[16];
-	unsigned scale_block;
+	unsigned scale_block;     /* sm_120a: K elements per scale byte */
+	/* wgmma block scaling (`scales f32 a 1x128 b 128x128`): {M, K} per
+	 * scale of A and {N, K} per scale of B; {0, 0} without */
+	unsigned sblock_a[2], sblock_b[2];
 	unsigned block[3], cluster[3], smem;
 	unsigned tile_m, tile_n, tile_k;
 	int persistent;
@@ -89,6 +94,8 @@ struct gemm_launch {
 	uint64_t stage_bytes;     /* the staging buffers, laid out back to back */
 	int d_tma;
 	uint32_t ldsa, ldsb;      /* sm_120a's scale row pitches (bytes) */
+	/* wgmma block scaling: the scales' strides (elements) */
+	uint32_t sa_sm, sa_sk, sb_sn, sb_sk;
 	/* tensor maps (wgmma): dims innermost first, row pitch in bytes */
 	uint64_t dims_a[2], dims_b[2], dims_d[2];
 	uint64_t pitch_a, pitch_b, pitch_d;

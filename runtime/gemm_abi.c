@@ -102,8 +102,19 @@ static int parse_line(const char *key, const char *rest, struct gemm_abi *a)
 		return parse_operand(rest, &a->b, 1);
 	if (!strcmp(key, "out"))       /* C and D: whole bytes */
 		return parse_operand(rest, &a->out, 0) || a->out.bits < 8 ? -1 : 0;
-	if (!strcmp(key, "scales"))
-		return sscanf(rest, "%15s %u", a->stype, &a->scale_block) == 2 ? 0 : -1;
+	if (!strcmp(key, "scales")) {
+		/* sm_120a: type and K per scale; wgmma block scaling: type,
+		 * A's and B's blocks (rows or columns x K) */
+		int end = 0;
+		if (sscanf(rest, "%15s %u", a->stype, &a->scale_block) == 2)
+			return 0;
+		if (sscanf(rest, "%15s a %ux%u b %ux%u %n", a->stype, &a->sblock_a[0], &a->sblock_a[1],
+			   &a->sblock_b[0], &a->sblock_b[1], &end) != 5 || rest[end] ||
+		    a->sblock_a[0] != 1 || !a->sblock_a[1] || !a->sblock_b[0] ||
+		    a->sblock_b[1] != a->sblock_a[1] || strcmp(a->stype, "f32"))
+			return -1;         /* (one K block for both, f32 scales) */
+		return 0;
+	}
 	if (!strcmp(key, "block"))
 		return sscanf(rest, "%u %u %u", &a->block[0], &a->block[1], &a->block[2]) == 3 ? 0 : -1;
 	if (!strcmp(key, "cluster"))
@@ -216,6 +227,8 @@ mmart_status mmart_gemm_abi_parse(const char *text, struct gemm_abi *out)
 			   "grid tiles");
 	if ((a.split == GS_TAIL || a.split == GS_SLOTS) && !a.ws_slot)
 		return BAD("GEMM ABI: a split-K kernel needs its workspace line");
+	if (a.sblock_a[0] && a.path != GP_WGMMA)
+		return BAD("GEMM ABI: scales by blocks (a RxK b RxK) are the wgmma kernel's");
 	*out = a;
 	return MMART_OK;
 }
@@ -347,6 +360,49 @@ static mmart_status plan_cd(const struct gemm_abi *abi, char name, uint64_t addr
 	return MMART_OK;
 }
 
+/* wgmma block scaling (MMAGEN_QF_FP8_BLOCK): f32 scales in the caller's
+ * device memory (never read here), (row m, K block kb) of A at sa + 4
+ * (m sa_sm + kb sa_sk), (N block nb, kb) of B at sb + 4 (nb sb_sn + kb
+ * sb_sk).  A pair of strides both 0 is the dense row-major layout
+ * ([M][KB] and [NB][KB]: KB, 1); the kernel computes indices in 32 bits,
+ * so the largest must stay below 2^32. */
+static mmart_status plan_block_scales(const struct gemm_abi *abi, const mmart_gemm_args *args,
+				      struct gemm_launch *l)
+{
+	uint64_t kb = ceil_div(args->k, abi->sblock_a[1]), nb = ceil_div(args->n, abi->sblock_b[0]);
+	const uint64_t rows[2] = { ceil_div(args->m, abi->sblock_a[0]), nb };
+	const uint64_t base[2] = { args->sa, args->sb };
+	uint64_t st[2][2] = { { args->sa_sm, args->sa_sk }, { args->sb_sn, args->sb_sk } };
+	static const char *const names[2][2] = { { "sa_sm", "sa_sk" }, { "sb_sn", "sb_sk" } };
+	for (int i = 0; i < 2; i++) {
+		const char *sn = i ? "sb" : "sa", *rn = i ? "NB" : "M";
+		if (!base[i])
+			return BAD("%s = 0: this kernel is block-scaled (f32 scales of %s); pass the device address of %s's scales",
+				   sn, i ? "128 x 128 blocks of B" : "A's rows per 128 of K", i ? "B" : "A");
+		if (base[i] % 4)
+			return BAD("%s = 0x%llx: the scales are f32, 4-byte aligned; pass an aligned address",
+				   sn, (unsigned long long)base[i]);
+		if (!st[i][0] && !st[i][1])     /* dense, row-major */
+			st[i][0] = kb, st[i][1] = 1;
+		for (int j = 0; j < 2; j++)
+			if (st[i][j] > 0xffffffffu)
+				return BAD("%s = %llu: scale strides are u32 elements, below 2^32",
+					   names[i][j], (unsigned long long)st[i][j]);
+		/* below 2^31 x 2^32 + 2^31 x 2^32: no wrap in 64 bits */
+		uint64_t top = (rows[i] - 1) * st[i][0] + (kb - 1) * st[i][1];
+		if (top > 0xffffffffu)
+			return BAD("%s = %llu, %s = %llu: the last scale's index (%s - 1) * %s + (KB - 1) * %s = %llu passes 2^32 - 1 (KB = %llu; the kernel indexes scales in 32 bits); pass strides whose last index is below 2^32",
+				   names[i][0], (unsigned long long)st[i][0], names[i][1],
+				   (unsigned long long)st[i][1], rn, names[i][0], names[i][1],
+				   (unsigned long long)top, (unsigned long long)kb);
+	}
+	l->sa_sm = (uint32_t)st[0][0];
+	l->sa_sk = (uint32_t)st[0][1];
+	l->sb_sn = (uint32_t)st[1][0];
+	l->sb_sk = (uint32_t)st[1][1];
+	return MMART_OK;
+}
+
 mmart_status mmart_gemm_plan(const struct gemm_abi *abi, int sms, const mmart_gemm_args *args,
 			     struct gemm_launch *out)
 {
@@ -384,6 +440,8 @@ mmart_status mmart_gemm_plan(const struct gemm_abi *abi, int sms, const mmart_ge
 		l.ldsa = (uint32_t)ld[0];
 		l.ldsb = (uint32_t)ld[1];
 	}
+	if (abi->sblock_a[0] && (s = plan_block_scales(abi, args, &l)))
+		return s;
 	l.m = args->m;
 	l.n = args->n;
 	/* K padded to the kernel's multiple where a K-major operand needs it */

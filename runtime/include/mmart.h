@@ -430,10 +430,12 @@ typedef struct mmart_gemm_args {
 				   * after _init */
 	uint32_t splits;          /* split-K kernels whose S is chosen at run
 				   * time (`--split-k auto`): S; 0: 1 */
-	uint64_t sa, sb;          /* sm_120a block scales (0 without) */
-	uint64_t ldsa, ldsb;      /* their row pitches in bytes; 0: dense
-				   * (ceil(K / block) rounded up to the
-				   * kernel's bytes per K block) */
+	uint64_t sa, sb;          /* block scales (0 without): sm_120a's
+				   * scale rows, or the sm_90a fp8-block
+				   * kernel's f32 scales (below) */
+	uint64_t ldsa, ldsb;      /* sm_120a: their row pitches in bytes; 0:
+				   * dense (ceil(K / block) rounded up to
+				   * the kernel's bytes per K block) */
 	/* Device memory of the caller's for this launch's split-K counters,
 	 * workspace and staging copies (0: the kernel's own buffers).  A
 	 * caller that launches kernels on several streams at once, or
@@ -445,6 +447,21 @@ typedef struct mmart_gemm_args {
 	 * matter (the launch zeroes its split-K counters on the stream
 	 * first, a memset of a few bytes per tile). */
 	uint64_t scratch, scratch_bytes;
+	/* sm_90a fp8-block kernels (`mmagen gemm --quant fp8-block`; the
+	 * ABI's `scales f32 a 1x128 b 128x128`): the strides, in f32
+	 * elements, of the scales at sa and sb, which are the caller's
+	 * device memory and never read by the launcher.  With KB = ceil(K /
+	 * 128) and NB = ceil(N / 128), the scale of A's row m and K block
+	 * kb is at sa + 4 * (m * sa_sm + kb * sa_sk), that of B's block
+	 * (n / 128, kb) at sb + 4 * (nb * sb_sn + kb * sb_sk).  A pair both
+	 * 0 (the default) is row-major: sa [M][KB] (sa_sm = KB, sa_sk = 1),
+	 * sb [NB][KB] (sb_sn = KB, sb_sk = 1); column-major A scales (as
+	 * DeepGEMM and torch's blockwise _scaled_mm keep them, [KB][M]) are
+	 * sa_sm = 1, sa_sk = M (or any pitch of M or more).  A launch
+	 * refuses sa or sb of 0 or not 4-byte aligned, a stride past 2^32 - 1,
+	 * and strides whose last index ((M - 1) * sa_sm + (KB - 1) * sa_sk,
+	 * (NB - 1) * sb_sn + (KB - 1) * sb_sk) passes 2^32 - 1. */
+	uint64_t sa_sm, sa_sk, sb_sn, sb_sk;
 } mmart_gemm_args;
 
 MMART_API

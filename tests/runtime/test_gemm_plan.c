@@ -3,13 +3,15 @@
  * parsed back, and launches planned from it, no driver.
  *
  *   - parse: for kernels of every path (wgmma, mma.sync, sm_120a), split
- *     (none, tail S and auto, slots, z), FP8 D and layout (tn nn nt tt),
+ *     (none, tail S and auto, slots, z), FP8 D, layout (tn nn nt tt) and
+ *     block scales (sm_120a's, and wgmma's fp8-block),
  *     the fields against the request and mmagen_gemm_info_of, and the
  *     parameters against the PTX .entry's, in order;
  *   - rejection: each malformed text is MMART_INVALID_ARGUMENT with one
  *     line that names the line, and leaves *out as it was;
  *   - plan: grid, staging (bases, pitches, K padding, C and D), the
- *     nearest legal ld, sizes refused, tensor-map dims, d_tma; the split-K
+ *     nearest legal ld, sizes refused, tensor-map dims, d_tma, fp8-block's
+ *     scale strides (defaults, as given, the 32-bit index); the split-K
  *     buffers against libmmagen's mmagen_gemm_split_buffers(_grid) (the
  *     two libraries must agree) and, for some shapes, against numbers
  *     worked out by hand below;
@@ -34,7 +36,8 @@ static const char *const names[GR_COUNT] = {
 	[GR_LDSA] = "ldsa", [GR_LDSB] = "ldsb", [GR_LDD] = "ldd", [GR_LDC] = "ldc",
 	[GR_ALPHA] = "alpha", [GR_BETA] = "beta", [GR_D_TMA] = "d_tma",
 	[GR_D_SCALE] = "d_scale", [GR_WORKSPACE] = "workspace", [GR_COUNTERS] = "counters",
-	[GR_SPLITS] = "splits",
+	[GR_SPLITS] = "splits", [GR_SA_SM] = "sa_sm", [GR_SA_SK] = "sa_sk", [GR_SB_SN] = "sb_sn",
+	[GR_SB_SK] = "sb_sk",
 };
 /* the PTX type of each kind */
 static const char *const ptx_kind[] = { [GK_TMAP] = "tmap", [GK_U64] = ".u64",
@@ -228,7 +231,15 @@ static void round_trip(const struct spec *s)
 		CHECK(has_param(a, GR_A) && has_param(a, GR_LDA) && !has_param(a, GR_TENSOR_A),
 		      "%s: pointer params", k.what);
 	}
-	CHECK(has_param(a, GR_SA) == sm120, "%s: sa param", k.what);
+	int block = s->quant == MMAGEN_QF_FP8_BLOCK;
+	CHECK(has_param(a, GR_SA) == (sm120 || block) && has_param(a, GR_SB_SK) == block,
+	      "%s: sa, sb_sk params", k.what);
+	/* fp8-block: f32 scales of A per row and 128 of K, of B per 128 x 128 */
+	CHECK(block ? !strcmp(a->stype, "f32") && a->sblock_a[0] == 1 && a->sblock_a[1] == 128 &&
+		      a->sblock_b[0] == 128 && a->sblock_b[1] == 128 && !a->scale_block
+		    : !a->sblock_a[0] && !a->sblock_b[0],
+	      "%s: scale blocks %ux%u %ux%u", k.what, a->sblock_a[0], a->sblock_a[1],
+	      a->sblock_b[0], a->sblock_b[1]);
 	/* the rules: 16-byte A/B rows and bases; K in 16-byte pieces of the
 	 * narrower input for the kernels that copy with cp.async (wgmma's TMA
 	 * reads any K), sm_120a at least a scale block; C and D in pairs */
@@ -282,6 +293,10 @@ static void test_parse(void)
 		{ "sm_120a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0, 0, 0, 0, 0 },
 		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_F32, 0, 0, 0, MMAGEN_QF_NVFP4, 0, 0, 0 },
 		{ "sm_120a", MMAGEN_E2M1, MMAGEN_E2M1, MMAGEN_BF16, 0, 0, 0, MMAGEN_QF_MXFP4, 0, 0, 0 },
+		{ "sm_90a", MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 0, 0, 0, MMAGEN_QF_FP8_BLOCK, 0, 0, 0 },
+		{ "sm_90a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_E4M3, 0, 0, 3, MMAGEN_QF_FP8_BLOCK, 64, 64, 0 },
+		{ "sm_90a", MMAGEN_E5M2, MMAGEN_E4M3, MMAGEN_F32, 0, 0, MMAGEN_GEMM_SPLIT_AUTO,
+		  MMAGEN_QF_FP8_BLOCK, 0, 128, 2 },
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
 		round_trip(&specs[i]);
@@ -463,6 +478,30 @@ static void test_reject(void)
 	free(t2);
 	t = edit(good, line_of(good, "split "), "split z 2", 0);
 	REFUSED(t, 0, "grid tiles");
+	free(t);
+	/* block scaling's line: f32, A 1 x K and B N x K with the same K,
+	 * nothing after; the sm_120a form stays "scales TYPE K" */
+	static const char *const bad_scales[] = {
+		"scales f32 a 1x128 b 128x64", "scales f32 a 2x128 b 128x128",
+		"scales bf16 a 1x128 b 128x128", "scales f32 a 1x128 b 128x128 c 1x1",
+		"scales f32 a 1x128", "scales f32 a 1x0 b 0x0", "scales f32 b 128x128 a 1x128",
+	};
+	for (size_t i = 0; i < sizeof bad_scales / sizeof *bad_scales; i++) {
+		char line[80];
+		snprintf(line, sizeof line, "%s\n", bad_scales[i]);
+		t = edit(good, tile, line, 1);
+		REFUSED(t, tile, bad_scales[i]);
+		free(t);
+	}
+	/* block scales on a kernel that is not wgmma's */
+	t = edit(good, tile, "scales f32 a 1x128 b 128x128\n", 1);
+	char *t4 = edit(t, line_of(t, "path "), "path mma.sync", 0);
+	REFUSED(t4, 0, "wgmma");
+	free(t);
+	free(t4);
+	t = edit(good, tile, "scales f32 a 1x128 b 128x128\n", 1);
+	CHECK(mmart_gemm_abi_parse(t, &out) == MMART_OK && out.sblock_b[0] == 128,
+	      "a wgmma ABI with block scales: %s", mmart_last_error());
 	free(t);
 	/* a wgmma kernel without its tensor maps */
 	t = edit(good, line_of(good, "tmap a"), NULL, 0);
@@ -1037,6 +1076,64 @@ static void test_plan_sm120(void)
 	kern_free(&k);
 }
 
+/* fp8-block (sm_90a): sa and sb required and 4-byte aligned; strides 0
+ * and 0 are row-major ([M][KB], [NB][KB]), others taken as given (DeepGEMM's
+ * column-major A, padded pitches, a shared row of 0 stride); the last
+ * index below 2^32 and each stride below 2^32, refused with the rule. */
+static void test_plan_block_scale(void)
+{
+	struct spec s = { "sm_90a", MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 0, 0, 0,
+			  MMAGEN_QF_FP8_BLOCK, 0, 0, 0 };
+	struct kern k;
+	struct gemm_launch l;
+	mmart_gemm_args a;
+
+	if (!need(&s, &k))
+		return;
+	/* M 1000, N 333 (NB 3), K 1024 (KB 8) */
+	a = args_of(1000, 333, 1024);
+	PLAN_BAD(&k.p, &a, "sa = 0", "block-scaled");
+	a.sa = 0x7f5000000000;
+	PLAN_BAD(&k.p, &a, "sb = 0", "B's scales");
+	a.sb = 0x7f6000000002;
+	PLAN_BAD(&k.p, &a, "sb = 0x7f6000000002", "4-byte aligned");
+	a.sb = 0x7f6000000004;
+	if (PLAN(&k.p, 132, &a, &l))
+		CHECK(l.sa_sm == 8 && l.sa_sk == 1 && l.sb_sn == 8 && l.sb_sk == 1 && !l.a.staged &&
+		      !l.b.staged, "row-major scale strides: %u %u %u %u", l.sa_sm, l.sa_sk, l.sb_sn,
+		      l.sb_sk);
+	/* column-major A [KB][M], B [KB][NB] with a padded pitch */
+	a.sa_sm = 1, a.sa_sk = 1024, a.sb_sn = 1, a.sb_sk = 4;
+	if (PLAN(&k.p, 132, &a, &l))
+		CHECK(l.sa_sm == 1 && l.sa_sk == 1024 && l.sb_sn == 1 && l.sb_sk == 4,
+		      "column-major scale strides: %u %u %u %u", l.sa_sm, l.sa_sk, l.sb_sn, l.sb_sk);
+	/* one pair 0 0 (row-major), the other as given; a zero stride taken */
+	a.sa_sm = 0, a.sa_sk = 0, a.sb_sn = 0, a.sb_sk = 1;
+	if (PLAN(&k.p, 132, &a, &l))
+		CHECK(l.sa_sm == 8 && l.sa_sk == 1 && l.sb_sn == 0 && l.sb_sk == 1,
+		      "mixed scale strides: %u %u %u %u", l.sa_sm, l.sa_sk, l.sb_sn, l.sb_sk);
+	/* the last index: (M - 1) sa_sm + (KB - 1) sa_sk = 999 x + 7 y */
+	a.sb_sn = 0, a.sb_sk = 0;
+	a.sa_sm = 4299262, a.sa_sk = 1;                  /* 4294962738 + 7: below 2^32 */
+	PLAN(&k.p, 132, &a, &l);
+	a.sa_sm = 4299263;                               /* 4294963737 + 7 = 4294963744 */
+	PLAN(&k.p, 132, &a, &l);
+	a.sa_sm = 4299263, a.sa_sk = 800;                /* + 5600 = 4294969337: past */
+	PLAN_BAD(&k.p, &a, "sa_sm = 4299263, sa_sk = 800", "passes 2^32 - 1");
+	a.sa_sm = 0x100000000ull, a.sa_sk = 1;
+	PLAN_BAD(&k.p, &a, "sa_sm = 4294967296", "below 2^32");
+	a.sa_sm = a.sa_sk = 0;
+	a.sb_sn = 1, a.sb_sk = 0x80000000u;              /* (KB - 1) x 2^31 */
+	PLAN_BAD(&k.p, &a, "sb_sn = 1, sb_sk = 2147483648", "(NB - 1) * sb_sn + (KB - 1) * sb_sk");
+	/* K = 1: one K block; strides 0 and 0 */
+	a = args_of(7, 9, 1);
+	a.sa = 0x7f5000000000, a.sb = 0x7f6000000000;
+	if (PLAN(&k.p, 132, &a, &l))
+		CHECK(l.sa_sm == 1 && l.sa_sk == 1 && l.sb_sn == 1 && l.sb_sk == 1,
+		      "K = 1 scale strides: %u %u %u %u", l.sa_sm, l.sa_sk, l.sb_sn, l.sb_sk);
+	kern_free(&k);
+}
+
 static void test_args_init(void)
 {
 	mmart_gemm_args a;
@@ -1046,7 +1143,8 @@ static void test_args_init(void)
 	mmart_gemm_args_init(&a);
 	CHECK(a.size == sizeof a && a.alpha == 1.0f && a.beta == 0.0f && a.d_scale == 1.0f &&
 	      !a.m && !a.n && !a.k && !a.a && !a.b && !a.c && !a.d && !a.lda && !a.ldb && !a.ldc &&
-	      !a.ldd && !a.splits && !a.sa && !a.sb && !a.ldsa && !a.ldsb,
+	      !a.ldd && !a.splits && !a.sa && !a.sb && !a.ldsa && !a.ldsb && !a.sa_sm &&
+	      !a.sa_sk && !a.sb_sn && !a.sb_sk,
 	      "args_init: size %zu alpha %g beta %g d_scale %g", a.size, a.alpha, a.beta, a.d_scale);
 	/* a newer caller's larger struct: its size, the tail zeroed */
 	memset(big, 0xff, sizeof big);
@@ -1068,6 +1166,7 @@ int main(void)
 	test_plan_sync();
 	test_plan_split_tail();
 	test_plan_sm120();
+	test_plan_block_scale();
 	test_args_init();
 	return check_summary();
 }
