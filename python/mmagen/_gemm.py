@@ -79,12 +79,12 @@ def _with_device(device: int, fn: Any) -> Any:
 
 
 def _handle(device: int, arch: Optional[str], ta: str, tb: str, tout: str, layout: str,
-            acc: Optional[str]) -> Any:
-    key = (device, arch, ta, tb, tout, layout, acc)
+            acc: Optional[str], quant: Optional[str]) -> Any:
+    key = (device, arch, ta, tb, tout, layout, acc, quant)
     h = _handles.get(key)
     if h is None:
         fields = _gemm_fields(arch, ta, tb, tout, acc, layout, None, None, None, None, None,
-                              None)
+                              None, quant)
         try:
             h = _with_device(device, lambda: _native.gemm_new(device, *fields))
         except MmagenError as e:
@@ -141,6 +141,49 @@ def _scratch_for(torch: Any, device: int, stream: int, need: int) -> Tuple[int, 
 _F32_MAX = 3.4028234663852886e38
 
 
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_array(x: Any) -> bool:
+    torch = torch_module()
+    return (torch is not None and isinstance(x, torch.Tensor)) or \
+        hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+
+
+def _block_scales(scale_a: Any, scale_b: Any, m: int, n: int, k: int, ta: str, tb: str,
+                  dev: int, stream: int) -> Tuple[int, int, int, int, int, int, Any]:
+    """Block scales as tensors: f32, scale_a M x ceil(K/128) (one per row
+    and 128 K), scale_b ceil(K/128) x ceil(N/128) (one per 128 x 128 block,
+    oriented as b), any strides (a transposed view of DeepGEMM's or
+    torch's layout is read in place).  (sa, sb, sa_sm, sa_sk, sb_sn, sb_sk,
+    what keeps them alive)."""
+    if not _is_array(scale_a) or not _is_array(scale_b):
+        raise MmagenError("block scales come in pairs: scale_a (M x ceil(K/128)) and scale_b "
+                          "(ceil(K/128) x ceil(N/128)), both float32 tensors")
+    if _CLASS.get(ta) != "fp8" or _CLASS.get(tb) != "fp8":
+        raise MmagenError(f"block scales (fp8-block) take FP8 A and B, not {ta} and {tb}")
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    out = []
+    for x, name, rows, cols in ((scale_a, "scale_a", m, kb), (scale_b, "scale_b", kb, nb)):
+        S = operand(x, name, stream)
+        if S.type != "f32":
+            raise MmagenError(f"{name} holds {S.type}: block scales are float32")
+        if (S.rows, S.cols) != (rows, cols):
+            want = "M x ceil(K/128)" if name == "scale_a" else "ceil(K/128) x ceil(N/128)"
+            raise MmagenError(f"{name} is {S.rows} x {S.cols}: give {want} = {rows} x {cols}"
+                              f"{' (a (N/128 x K/128) tensor: pass its .t())' if name == 'scale_b' else ''}")
+        if S.device >= 0 and S.device != dev:
+            raise MmagenError(f"{name} is on cuda:{S.device}, a and b on cuda:{dev}")
+        s0 = S.s0 if rows > 1 else 1       # a stride of a dimension of 1 is never used
+        s1 = S.s1 if cols > 1 else 1
+        if s0 < 0 or s1 < 0 or (s0 == 0 and s1 == 0):
+            raise MmagenError(f"{name}'s strides ({S.s0}, {S.s1}): give {name}.contiguous()")
+        out.append((S.addr, s0, s1, S.obj))
+    (pa, a_m, a_k, ka), (pb, b_k, b_n, kb_) = out
+    return pa, pb, a_m, a_k, b_n, b_k, (ka, kb_)
+
+
 def _float(x: Any, name: str) -> float:
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         v = float(x)
@@ -165,6 +208,11 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
     A row- or column-major, B column- or row-major (FP8, int8 and tf32:
     A row-major and B column-major, as torch._scaled_mm takes them);
     other strides are copied contiguous first (torch tensors) or refused.
+    scale_a and scale_b are Python numbers (multiplied into alpha) or, for
+    FP8 A and B, float32 tensors of block scales (DeepSeek-V3's
+    fine-grained FP8, sm_90a): scale_a M x ceil(K/128), one per row and
+    128 K; scale_b ceil(K/128) x ceil(N/128), one per 128 x 128 block of
+    b; any strides (DeepGEMM's N/128 x K/128 layout: pass its .t()).
     D is row-major M x N of out_dtype (default: bf16/f16 as the inputs,
     float32 for float32, bfloat16 for FP8, int32 for int8), new or
     `out`; c (beta defaults to 1 with c, 0 without) has D's type.
@@ -252,10 +300,16 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
                           "e5m2 (or their torch dtypes)")
 
     al = _float(alpha, "alpha")
-    if scale_a is not None:
-        al *= _float(scale_a, "scale_a")
-    if scale_b is not None:
-        al *= _float(scale_b, "scale_b")
+    quant: Optional[str] = None
+    scales: Tuple[int, int, int, int, int, int, Any] = (0, 0, 0, 0, 0, 0, None)
+    if _is_array(scale_a) or _is_array(scale_b):
+        quant = "fp8-block"
+        scales = _block_scales(scale_a, scale_b, m, n, k, ta, tb, dev, st_other)
+    else:
+        if scale_a is not None:
+            al *= _float(scale_a, "scale_a")
+        if scale_b is not None:
+            al *= _float(scale_b, "scale_b")
     al = _float(al, "alpha * scale_a * scale_b")
     be = (1.0 if c is not None else 0.0) if beta is None else _float(beta, "beta")
     if be != 0 and c is None:
@@ -275,15 +329,16 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *, c: Any = None, alpha: float =
             pc, ldc = C.addr, C.s0 if m > 1 else n
 
     st = _stream_of(torch, dev, None) if is_torch else st_other
-    h = _handle(dev, arch, ta, tb, tout, layout, acc)
+    h = _handle(dev, arch, ta, tb, tout, layout, acc, quant)
     args = (h, st, m, n, k, A.addr, B.addr, pc, D.addr, ma[1], mb[1], ldc,
             D.s0 if m > 1 else n, al, be, 1.0)
     # launched at once when the launch needs no scratch (most shapes);
     # else the bytes it needs come back and it is launched with them
-    need = _native.gemm_launch(*args, 0, 0 if is_torch else _OWN)
+    sc = scales[:6]
+    need = _native.gemm_launch(*args, 0, 0 if is_torch else _OWN, *sc)
     if need:
         sp, sb, keep = _scratch_for(torch, dev, st, need)
-        need = _native.gemm_launch(*args, sp, sb)
+        need = _native.gemm_launch(*args, sp, sb, *sc)
         if need:
             raise MmagenError(f"gemm: scratch of {sb} bytes is below the {need} the launch needs")
         del keep

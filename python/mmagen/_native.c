@@ -191,13 +191,20 @@ static PyObject *py_emit(PyObject *self, PyObject *args)
 struct gemm_fields {
 	const char *target, *a, *b, *out, *acc;
 	unsigned layout, tile_m, tile_n, stages, cluster, split_k, schedule, path;
+	const char *quant;        /* NULL: none; "fp8-block", "mxfp8", ... */
 };
 
 static int gemm_request_of(const struct gemm_fields *g, mmagen_gemm_request *r)
 {
 	mmagen_type a, b, out, acc = MMAGEN_TYPE_NONE;
+	unsigned quant = 0;
 
 	mmagen_gemm_request_init(r);
+	if (g->quant && mmagen_qformat_parse(g->quant, &quant) != MMAGEN_OK) {
+		gen_fail(NULL);
+		return -1;
+	}
+	r->quant = quant;
 	if ((g->target && mmagen_target_parse(g->target, &r->target) != MMAGEN_OK) ||
 	    mmagen_type_parse(g->a, &a) != MMAGEN_OK || mmagen_type_parse(g->b, &b) != MMAGEN_OK ||
 	    mmagen_type_parse(g->out, &out) != MMAGEN_OK ||
@@ -215,12 +222,13 @@ static int gemm_request_of(const struct gemm_fields *g, mmagen_gemm_request *r)
 	return 0;
 }
 
-#define GEMM_FIELDS_FMT "zsssz" "IIIIIIII"
+#define GEMM_FIELDS_FMT "zsssz" "IIIIIIII" "z"
 #define GEMM_FIELDS(g) &(g).target, &(g).a, &(g).b, &(g).out, &(g).acc, &(g).layout, \
-	&(g).tile_m, &(g).tile_n, &(g).stages, &(g).cluster, &(g).split_k, &(g).schedule, &(g).path
+	&(g).tile_m, &(g).tile_n, &(g).stages, &(g).cluster, &(g).split_k, &(g).schedule, \
+	&(g).path, &(g).quant
 
 /* gemm_emit(target, a, b, out, acc, layout, tile_m, tile_n, stages,
- * cluster, split_k, schedule, path, format, m, n, k, sms) -> str: the
+ * cluster, split_k, schedule, path, quant, format, m, n, k, sms) -> str: the
  * kernel (ptx), its manifest (json), ABI (abi) or C header (c); m, n, k
  * non-zero: chosen for that problem on `sms` multiprocessors. */
 static PyObject *py_gemm_emit(PyObject *self, PyObject *args)
@@ -333,7 +341,7 @@ static void pygemm_free(PyObject *cap)
 }
 
 /* gemm_new(device, target or None, a, b, out, acc, layout, tile_m,
- * tile_n, stages, cluster, split_k, schedule, path) -> capsule.  The
+ * tile_n, stages, cluster, split_k, schedule, path, quant) -> capsule.  The
  * request is checked now (a kernel for 128^3 is described, not built). */
 static PyObject *py_gemm_new(PyObject *self, PyObject *args)
 {
@@ -396,14 +404,17 @@ static int u64_arg(PyObject *o, uint64_t *v)
 }
 
 /* gemm_launch(cap, stream, m, n, k, a, b, c, d, lda, ldb, ldc, ldd,
- * alpha, beta, d_scale, scratch, scratch_bytes) -> int: 0 once launched;
- * otherwise the bytes of scratch the launch needs (nothing launched: the
- * caller allocates and calls again).  The kernel of a new shape is made
+ * alpha, beta, d_scale, scratch, scratch_bytes, sa, sb, sa_sm, sa_sk,
+ * sb_sn, sb_sk) -> int: 0 once launched; otherwise the bytes of scratch
+ * the launch needs (nothing launched: the caller allocates and calls
+ * again).  scratch 0 with scratch_bytes 2^64-1: the kernel's own
+ * buffers.  The kernel of a new shape is made
  * here (generated, JIT-compiled or found in the caches).  The GIL is
  * released while the libraries work. */
+#define NARGS 24
 static PyObject *py_gemm_launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
-	uint64_t v[18];
+	uint64_t v[NARGS];
 	double alpha, beta, d_scale;
 	struct pygemm *p;
 	mmart_gemm_kernel *k;
@@ -412,12 +423,12 @@ static PyObject *py_gemm_launch(PyObject *self, PyObject *const *argv, Py_ssize_
 	uint64_t need = 0;
 
 	(void)self;
-	if (argc != 18)
-		return PyErr_Format(PyExc_TypeError, "gemm_launch takes 18 arguments (%zd given)",
-				    argc);
+	if (argc != NARGS)
+		return PyErr_Format(PyExc_TypeError, "gemm_launch takes %d arguments (%zd given)",
+				    NARGS, argc);
 	if (!(p = PyCapsule_GetPointer(argv[0], "mmagen.gemm")))
 		return NULL;
-	for (int i = 1; i < 18; i++) {
+	for (int i = 1; i < NARGS; i++) {
 		if (i >= 13 && i <= 15)
 			continue;
 		if (u64_arg(argv[i], &v[i]))
@@ -437,6 +448,8 @@ static PyObject *py_gemm_launch(PyObject *self, PyObject *const *argv, Py_ssize_
 	a.lda = v[9], a.ldb = v[10], a.ldc = v[11], a.ldd = v[12];
 	a.alpha = (float)alpha, a.beta = (float)beta, a.d_scale = (float)d_scale;
 	a.scratch = v[16], a.scratch_bytes = v[17];
+	a.sa = v[18], a.sb = v[19];
+	a.sa_sm = v[20], a.sa_sk = v[21], a.sb_sn = v[22], a.sb_sk = v[23];
 	Py_BEGIN_ALLOW_THREADS
 	s = mmart_gemm_kernel_for(p->g, a.m, a.n, a.k, &k);
 	if (!s)

@@ -124,13 +124,14 @@ _PATHS = {None: 0, "wgmma": 1, "mma.sync": 2}
 
 # gemm_emit's and gemm_new's request fields, in their order (mypy checks the calls)
 _GemmFields = Tuple[Optional[str], str, str, str, Optional[str], int, int, int, int, int, int,
-                    int, int]
+                    int, int, Optional[str]]
 
 
 def _gemm_fields(arch: Optional[str], a: str, b: str, out: str, acc: Optional[str],
                  layout: str, tile: Optional[Tuple[int, int]], stages: Optional[int],
                  cluster: Optional[int], split_k: Union[int, str, None],
-                 schedule: Optional[str], path: Optional[str]) -> _GemmFields:
+                 schedule: Optional[str], path: Optional[str],
+                 quant: Optional[str] = None) -> _GemmFields:
     if layout not in _LAYOUTS:
         raise MmagenError(f"layout {layout!r} is not one; legal: tn, nn, nt, tt")
     if schedule not in _SCHEDULES:
@@ -151,8 +152,10 @@ def _gemm_fields(arch: Optional[str], a: str, b: str, out: str, acc: Optional[st
     for name, v in (("tile", tm), ("tile", tn), ("stages", stages), ("cluster", cluster)):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1024):
             raise MmagenError(f"{name} {v!r}: give a whole number such as 4 (tile: (128, 256))")
+    if quant is not None and not isinstance(quant, str):
+        raise MmagenError(f"quant {quant!r}: give a name such as 'fp8-block' or 'mxfp8'")
     return (arch, a, b, out, acc, _LAYOUTS[layout], tm, tn, stages or 0, cluster or 0, sk,
-            _SCHEDULES[schedule], _PATHS[path])
+            _SCHEDULES[schedule], _PATHS[path], quant)
 
 
 def gemm_kernel(arch: str, a: str, b: str, out: str, *, acc: Optional[str] = None,
@@ -160,16 +163,18 @@ def gemm_kernel(arch: str, a: str, b: str, out: str, *, acc: Optional[str] = Non
                 stages: Optional[int] = None, cluster: Optional[int] = None,
                 split_k: Union[int, str, None] = None, schedule: Optional[str] = None,
                 path: Optional[str] = None, problem: Optional[Tuple[int, int, int]] = None,
-                sms: int = 0, format: str = "ptx") -> str:
+                sms: int = 0, quant: Optional[str] = None, format: str = "ptx") -> str:
     """A whole GEMM kernel as `mmagen gemm` writes it: "ptx", its manifest
     ("json"), the ABI libmmart launches it from ("abi"), or a C header
     that embeds both ("c").  Types as the CLI spells them (bf16, f16,
     tf32, e4m3, e5m2, s8, u8; out also f32, s32); layout tn (A row-major,
-    B column-major), nn, nt, tt.  problem=(M, N, K): tiles, cluster and
+    B column-major), nn, nt, tt.  quant: "fp8-block" (sm_90a: FP8 A and
+    B with f32 scales per 1 x 128 and 128 x 128 blocks), or sm_120a's
+    "mxfp8", "mxfp6", "mxfp4", "nvfp4".  problem=(M, N, K): tiles, cluster and
     split-K chosen for that problem on a GPU of `sms` multiprocessors
     (0, the default: 132, as the CLI)."""
     fields = _gemm_fields(arch, a, b, out, acc, layout, tile, stages, cluster, split_k,
-                          schedule, path)
+                          schedule, path, quant)
     if problem is not None and (
             not isinstance(problem, (tuple, list)) or len(problem) != 3 or
             not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x < 2**31

@@ -438,3 +438,65 @@ def test_scratch_shared() -> None:
             mmagen.gemm(a, b, out=out)
             torch.cuda.synchronize()
             check(out, a, b)
+
+
+def _block_ref(a: Any, b: Any, sa: Any, sb: Any) -> Tuple[Any, Any]:
+    """(A * SA) @ (B * SB) in float64, each scale spread over its block,
+    and the same of absolute values (the tolerance's scale)."""
+    m, k = a.shape
+    n = b.shape[1]
+    SA = sa.double().repeat_interleave(128, dim=1)[:, :k]
+    SB = sb.double().repeat_interleave(128, dim=0)[:k].repeat_interleave(128, dim=1)[:, :n]
+    x, y = a.double() * SA, b.double() * SB
+    return x @ y, x.abs() @ y.abs()
+
+
+@pytest.mark.parametrize("shape", [(128, 256, 512), (129, 300, 136), (1, 1, 1), (64, 1024, 8192),
+                                   (300, 500, 1000), (256, 384, 7168)])
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("tout", ["bfloat16", "float32"])
+def test_fp8_block_scaled(shape: Tuple[int, int, int], layout: str, tout: str) -> None:
+    """DeepSeek-V3's FP8: f32 scales per 1 x 128 of A and 128 x 128 of B,
+    row-major or as transposed views (DeepGEMM's M- and K-major scales),
+    K not a multiple of 128 (136, 1000), random FP8 over the type's range
+    and scales from 2^-12 to 2^4 (powers of two and not)."""
+    m, n, k = shape
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    gen = torch.Generator(device="cuda").manual_seed(m * 31 + n + k)
+    a = rand((m, k), torch.float8_e4m3fn, gen)
+    b = rand((n, k), torch.float8_e5m2 if k % 2 else torch.float8_e4m3fn, gen).t()
+
+    def scales(r: int, c: int) -> Any:
+        e = torch.randint(-12, 5, (r, c), device="cuda", generator=gen).float()
+        f = torch.rand((r, c), device="cuda", generator=gen) + 0.5
+        return torch.exp2(e) * torch.where(f > 1.2, f, torch.ones_like(f))
+
+    if layout == "row":
+        sa, sb = scales(m, kb), scales(kb, nb)
+    else:   # M-major A scales (kb x m) and DeepGEMM's (nb x kb) B scales, as views
+        sa, sb = scales(kb, m).t(), scales(nb, kb).t()
+    to = getattr(torch, tout)
+    out = poison(m, n, to)
+    d = mmagen.gemm(a, b, to, out=out, scale_a=sa, scale_b=sb)
+    torch.cuda.synchronize()
+    ref, mag = _block_ref(a, b, sa, sb)
+    tol = EPS_OUT[tout] * ref.abs() + 2.0**-9 * mag + 1e-30
+    bad = ~((d.double() - ref).abs() <= tol)
+    assert not bad.any(), (f"{int(bad.sum())} of {d.numel()} off, e.g. {d[bad][0].item()} vs "
+                           f"{ref[bad][0].item()}")
+
+
+def test_fp8_block_scaled_rules() -> None:
+    a = torch.zeros(64, 256, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.zeros(128, 256, device="cuda").to(torch.float8_e4m3fn).t()
+    sa, sb = torch.ones(64, 2, device="cuda"), torch.ones(2, 1, device="cuda")
+    with pytest.raises(mmagen.MmagenError, match="pairs"):
+        mmagen.gemm(a, b, scale_a=sa)
+    with pytest.raises(mmagen.MmagenError, match="2 x 1"):
+        mmagen.gemm(a, b, scale_a=sa, scale_b=torch.ones(1, 2, device="cuda"))
+    with pytest.raises(mmagen.MmagenError, match="float32"):
+        mmagen.gemm(a, b, scale_a=sa.half(), scale_b=sb)
+    with pytest.raises(mmagen.MmagenError, match="FP8"):
+        mmagen.gemm(a.half(), b.half(), scale_a=sa, scale_b=sb)
+    with pytest.raises(mmagen.MmagenError, match="contiguous"):
+        mmagen.gemm(a, b, scale_a=torch.ones(1, 1, device="cuda").expand(64, 2), scale_b=sb)

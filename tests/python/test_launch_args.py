@@ -125,3 +125,13 @@ def test_stream_and_device(rec: Recorder) -> None:
     assert g["stream"] == 0x1234
     assert g["scratch_bytes"] == 2**64 - 1      # not torch: the kernel's own buffers
     assert rec.new[-1][0] == 0
+
+
+def test_block_scales_refused_for_16_bit(rec: Recorder) -> None:
+    # (FP8 cannot be faked through __cuda_array_interface__: the GPU tests
+    # run block scaling; here the rules that come before it)
+    sa, sb = F(4, 1, "<f4"), F(1, 1, "<f4")
+    with pytest.raises(mmagen.MmagenError, match="FP8 A and B"):
+        run(rec, F(4, 8), F(8, 4), F(4, 4), scale_a=sa, scale_b=sb)
+    with pytest.raises(mmagen.MmagenError, match="pairs"):
+        run(rec, F(4, 8), F(8, 4), F(4, 4), scale_a=sa)
