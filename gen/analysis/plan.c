@@ -36,6 +36,7 @@ struct qemul {
 	  lab, nd, cv, sc, pk, rs },
 #define QCONFIG(id, names, title, w, a, paths, never)
 #define EMULATED(fam, types, targets, reason)
+#define QGEMM(path, quant)
 static const struct qpath qpaths[] = {
 #include "quant.def"
 };
@@ -56,6 +57,27 @@ static const struct qemul qemuls[] = {
 #undef QPATH
 #undef QCONFIG
 #undef EMULATED
+#undef QGEMM
+#define QPATH(...)
+#define QCONFIG(...)
+#define EMULATED(...)
+#define QGEMM(path, quant) { #path, quant },
+static const struct { const char *path, *quant; } qgemms[] = {
+#include "quant.def"
+};
+#undef QPATH
+#undef QCONFIG
+#undef EMULATED
+#undef QGEMM
+
+/* The --quant of a path's GEMM kernel, or NULL. */
+static const char *gemm_quant(const char *path)
+{
+	for (size_t i = 0; i < sizeof qgemms / sizeof qgemms[0]; i++)
+		if (!strcmp(qgemms[i].path, path))
+			return qgemms[i].quant;
+	return NULL;
+}
 
 static const char order_text[] =
 	"paths: native before converted, emulated after both, absent ones last; "
@@ -488,18 +510,23 @@ static mmagen_status fill_path(struct plan_store *s, int i, const struct qpath *
 		/* named only where the generator takes it */
 		mmagen_gemm_request g;
 		mmagen_gemm_info info;
+		const char *quant = gemm_quant(q->id);
+		unsigned qf = 0;
 		mmagen_gemm_request_init(&g);
 		g.target = t;
 		g.a = q->a;
 		g.b = q->b;
 		g.out = q->gemm_out;
+		if (quant && mmagen_qformat_parse(quant, &qf) == MMAGEN_OK)
+			g.quant = qf;
 		memset(&info, 0, sizeof info);
 		info.size = sizeof info;
 		if (!mmagen_gemm_info_of(&g, &info)) {
 			snprintf(s->gemm[i], sizeof s->gemm[i],
-				 "mmagen gemm --arch %s --a %s --b %s --out %s",
+				 "mmagen gemm --arch %s --a %s --b %s --out %s%s%s",
 				 mmagen_target_name(t), mmagen_type_name(q->a),
-				 mmagen_type_name(q->b), mmagen_type_name(q->gemm_out));
+				 mmagen_type_name(q->b), mmagen_type_name(q->gemm_out),
+				 quant ? " --quant " : "", quant ? quant : "");
 			pp->gemm = s->gemm[i];
 		}
 	}
