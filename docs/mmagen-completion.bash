@@ -277,7 +277,7 @@ _mmagen()
 		--split-k) COMPREPLY=();;
 		--problem) COMPREPLY=();;
 		--sms) COMPREPLY=();;
-		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4 fp8-block" -- "$cur"));;
 		--format) COMPREPLY=($(compgen -W "ptx json c abi " -- "$cur"));;
 		--output|-o) COMPREPLY=($(compgen -f -- "$cur"));;
 		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --problem --sms --quant --format --output --help " -- "$cur"));;
@@ -301,17 +301,18 @@ _mmagen()
 		--path) COMPREPLY=($(compgen -W "wgmma mma.sync " -- "$cur"));;
 		--schedule) COMPREPLY=($(compgen -W "cooperative pingpong " -- "$cur"));;
 		--split-k) COMPREPLY=();;
-		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4" -- "$cur"));;
+		--quant) COMPREPLY=($(compgen -W "mxfp8 mxfp6 mxfp4 nvfp4 fp8-block" -- "$cur"));;
 		--m) COMPREPLY=();;
 		--n) COMPREPLY=();;
 		--k) COMPREPLY=();;
 		--alpha) COMPREPLY=();;
 		--beta) COMPREPLY=();;
 		--d-scale) COMPREPLY=();;
+		--scale-layout) COMPREPLY=($(compgen -W "row col " -- "$cur"));;
 		--reps) COMPREPLY=();;
 		--save) COMPREPLY=();;
 		--load) COMPREPLY=();;
-		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --quant --m --n --k --alpha --beta --d-scale --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
+		*) COMPREPLY=($(compgen -W "--arch --a --b --kind --seed --device --acc --out --layout --tile --stages --cluster --group --promote --path --schedule --split-k --quant --m --n --k --alpha --beta --d-scale --scale-layout --check --bench --reps --save --load --tune --time-load --help " -- "$cur"));;
 		esac;;
 	"plan")
 		case "$prev" in

@@ -296,6 +296,8 @@ static const struct cli_value gemm_layout_vals[] = {
 static const struct cli_value gemm_path_vals[] = {
 	{ "wgmma", MMAGEN_GEMM_PATH_WGMMA, 0 }, { "mma.sync", MMAGEN_GEMM_PATH_MMA_SYNC, 0 },
 	{ NULL, 0, 0 } };
+static const struct cli_value scale_layout_vals[] = {
+	{ "row", RG_SCALES_ROW, 0 }, { "col", RG_SCALES_COL, 0 }, { NULL, 0, 0 } };
 static const struct cli_value gemm_sched_vals[] = {
 	{ "cooperative", MMAGEN_GEMM_SCHED_COOP, 0 }, { "pingpong", MMAGEN_GEMM_SCHED_PINGPONG, 0 },
 	{ NULL, 0, 0 } };
@@ -478,9 +480,12 @@ static const struct cli_opt options[] = {
 	   "mmagen_gemm_choose); the kernel still runs any shape"),
 	FN("--sms", "N", C(GEMM), "GEMM", set_sms, gemm.sms, NULL,
 	   "the multiprocessors --problem chooses for (default 132: H100/H200 SXM)"),
-	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
-	   "sm_120a: block-scaled A and B in this `mmagen quantize` format, its scales per K "
-	   "block (--a/--b give the element types; default: kind::f8f6f4, no scales)"),
+	FN("--quant", "mxfp8|mxfp6|mxfp4|nvfp4|fp8-block", GEMM, "GEMM", set_qformat, gemm.quant, NULL,
+	   "block-scaled A and B.  sm_120a: in this `mmagen quantize` format, its scales per K "
+	   "block (--a/--b give the element types; default: kind::f8f6f4, no scales).  sm_90a: "
+	   "fp8-block (also w8a8-fp8-block, deepseek-fp8), DeepSeek-V3's scaling of e4m3/e5m2 A "
+	   "and B: an f32 scale per row of A and 128 of K and per 128 x 128 block of B, applied "
+	   "where each K block's partial sums are promoted (parameters sa, sb and their strides)"),
 
 	FN("--m", "M", RG, "Run GEMM", set_dim, rg.m, NULL, "rows of A, C and D (required)"),
 	FN("--n", "N", RG, "Run GEMM", set_dim, rg.n, NULL,
@@ -493,6 +498,10 @@ static const struct cli_opt options[] = {
 	   "the factor of C (default 0: C is not read)"),
 	FN("--d-scale", "X", RG, "Run GEMM", set_scalar, rg.d_scale, NULL,
 	   "e4m3/e5m2 D: D = satfinite(X * (alpha * A * B + beta * C)) (default 1; rounded to f32)"),
+	NAMED("--scale-layout", RG, "Run GEMM", rg.scale_layout, scale_layout_vals,
+	      "--quant fp8-block: the scales' layout, row-major ([M][KB] and [NB][KB], KB = "
+	      "ceil(K/128), NB = ceil(N/128): the launcher's default strides; default) or col "
+	      "([KB][M] and [KB][NB], DeepGEMM's layout of A's scales, passed as strides)"),
 	FLAG("--check", RG, "Run GEMM", rg.check,
 	     "compare D with the exact CPU reference (every element, or a sample when large)"),
 	FLAG("--bench", RG, "Run GEMM", rg.bench,

@@ -37,7 +37,9 @@
  * path (sm_80 to sm_89, --path mma.sync on sm_90) adds any mix of s4/u4
  * (D s32 or f32, as s8/u8; layout tn only), packed two elements a byte:
  * element 2j in the low nibble of byte j (run_gemm_host.c says where
- * that comes from); K a multiple of 32. */
+ * that comes from); K a multiple of 32.  --quant fp8-block (sm_90a, FP8 A
+ * and B) adds f32 scales per row of A and 128 of K and per 128 x 128
+ * block of B (struct rg_problem's block_scale). */
 #ifndef MMAGEN_RUN_GEMM_H
 #define MMAGEN_RUN_GEMM_H
 
@@ -62,7 +64,10 @@ struct run_gemm_opts {
 	const char *save, *load; /* directories, or NULL */
 	int tune;                /* --tune: try rg_tune_candidates, remember the best */
 	int time_load;           /* --time-load: generation, cold JIT, warm load */
+	unsigned scale_layout;   /* --scale-layout: 0 not given, RG_SCALES_ROW, _COL */
 };
+
+enum { RG_SCALES_ROW = 1, RG_SCALES_COL };
 
 void run_gemm_opts_init(struct run_gemm_opts *o);
 
@@ -95,13 +100,38 @@ struct rg_problem {
 				  * A * B + beta * C)); 1 (and unused) else */
 	unsigned promote_k;      /* FP8 on sm_90a: K elements per promotion of
 				  * the partial sums (--promote); 0: 128 */
+	/* --quant fp8-block (sm_90a): D = alpha * sum over K blocks kb of
+	 * sa[m][kb] * sb[n / 128][kb] * (A * B over kb's 128 elements of K)
+	 * + beta * C, with f32 scales in rg_data's sa (M x KB) and sb (NB x
+	 * KB), KB = ceil(K / 128), NB = ceil(N / 128), element (row, kb) at
+	 * row * sa_sm + kb * sa_sk (sb: sb_sn, sb_sk); rg_scale_layout sets
+	 * the strides.  0 (and no scales) otherwise. */
+	int block_scale;
+	int scale_col;           /* the strides are column-major (--scale-layout col) */
+	uint32_t sa_sm, sa_sk, sb_sn, sb_sk;
 };
 
 struct rg_data {
 	struct rg_problem p;
 	void *a, *b, *c;         /* inputs: M x K, N x K, M x N */
 	void *d;                 /* the kernel's D, M x N */
+	float *sa, *sb;          /* p.block_scale: the scales, dense in their layout */
 };
+
+/* --quant fp8-block's scale layout into p (block_scale set, M, N, K
+ * given): row-major sa [M][KB] and sb [NB][KB] (sa_sm = sb_sn = KB, sa_sk
+ * = sb_sk = 1: also the launcher's default), or with col column-major
+ * [KB][M] and [KB][NB] (DeepGEMM's and torch's layout of A's scales). */
+#define RG_SCALE_BLOCK 128u
+void rg_scale_layout(struct rg_problem *p, int col);
+/* The scales of A ('A': M x KB) or B ('B': NB x KB), 0 without. */
+size_t rg_scale_count(const struct rg_problem *p, char which);
+/* f32 scales, never zero, from seed: half powers of two 2^e, half 2^e
+ * times a random 24-bit significand in [1, 2), e uniform in -E..E, E 10
+ * for bf16 and f32 D (products 2^-20..2^20, far inside their range), 4
+ * for f16 D and 2 for FP8 D (their D stays mostly finite and unsaturated
+ * at the sizes run gemm checks). */
+void rg_fill_scales(const struct rg_problem *p, uint64_t seed, char which, float *s);
 
 /* How the kernel accumulates, from A's type: in f32 on the tensor cores
  * (bf16, f16, tf32), in f32 with FP8's reduced-precision partial sums
@@ -153,7 +183,11 @@ void rg_put_bits(mmagen_type t, void *buf, size_t i, uint64_t bits);
 
 /* The exact dot product of row i of A and column j of B (every product
  * of two inputs is exact in double; a compensated sum, exact for the
- * integer types), and sum |a*b|. */
+ * integer types), and sum |a*b|.  Block-scaled (p.block_scale): each K
+ * block's exact dot product times the product of its two scales (exact
+ * in double: two f32 significands), the blocks summed with compensation
+ * (an error near 2^-52 of the sum of their magnitudes), and sum |sa *
+ * sb * a * b|. */
 double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs);
 /* alpha * dot + beta * C[i][j] in double, and what the tolerance needs.
  * s8/u8/s4/u4 inputs: the dot product as the s32 accumulator holds it (modulo

@@ -32,6 +32,7 @@
 struct dev_set {
 	uint64_t a, b, c, dbuf;       /* dbuf: GUARD + D + GUARD (check) or D */
 	uint64_t d;                   /* D itself */
+	uint64_t sa, sb;              /* fp8-block: the scales (else 0) */
 };
 
 struct gpu {

@@ -121,6 +121,15 @@ int rg_check_problem(const struct rg_problem *p)
 				       names[i], mmagen_type_name(types[i]), hi);
 		}
 	}
+	/* fp8-block: the kernel indexes scales in 32 bits (the launcher's
+	 * rule: the last index below 2^32) */
+	if (p->block_scale) {
+		uint64_t kb = ((uint64_t)p->k + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK;
+		uint64_t nb = ((uint64_t)p->n + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK;
+		if ((uint64_t)p->m * kb > 0xffffffffu || nb * kb > 0xffffffffu)
+			return rg_fail("--quant fp8-block: A's %llu scales (M x ceil(K / 128)) pass 2^32, the kernel's 32-bit index; use a smaller M or K",
+				       (unsigned long long)((uint64_t)p->m * kb));
+	}
 	/* Anything else the kernel cannot read as stored (a row pitch not a
 	 * multiple of 16 bytes, K not a multiple of the mma.sync path's
 	 * 16-byte chunks, odd ldd/ldc) libmmart's launcher stages through
@@ -316,6 +325,10 @@ void rg_fill_inputs(struct rg_data *d)
 	rg_fill(p->a, p->seed, 'A', d->a, (size_t)p->m * p->k);
 	rg_fill(p->b, p->seed, 'B', d->b, (size_t)p->n * p->k);
 	rg_fill(p->out, p->seed, 'C', d->c, cn);
+	if (p->block_scale) {
+		rg_fill_scales(p, p->seed, 'A', d->sa);
+		rg_fill_scales(p, p->seed, 'B', d->sb);
+	}
 	/* |C| up to one product's size, exactly: 2^16 for 8-bit inputs, 2^8
 	 * for 4-bit ones */
 	float scale = rg_elem_bits(p->a) == 4 ? 0x1p8f : 0x1p16f;
@@ -328,13 +341,53 @@ void rg_fill_inputs(struct rg_data *d)
 		}
 }
 
+/* ---- fp8-block's scales ---- */
+void rg_scale_layout(struct rg_problem *p, int col)
+{
+	uint32_t kb = (uint32_t)(((uint64_t)p->k + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK);
+	uint32_t nb = (uint32_t)(((uint64_t)p->n + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK);
+	p->scale_col = col;
+	p->sa_sm = col ? 1 : kb;
+	p->sa_sk = col ? p->m : 1;
+	p->sb_sn = col ? 1 : kb;
+	p->sb_sk = col ? nb : 1;
+}
+
+size_t rg_scale_count(const struct rg_problem *p, char which)
+{
+	size_t kb = ((size_t)p->k + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK;
+	if (!p->block_scale)
+		return 0;
+	return (which == 'A' ? (size_t)p->m : ((size_t)p->n + RG_SCALE_BLOCK - 1) / RG_SCALE_BLOCK) *
+	       kb;
+}
+
+void rg_fill_scales(const struct rg_problem *p, uint64_t seed, char which, float *out)
+{
+	uint64_t s = seed ^ ((uint64_t)(unsigned char)which * 0x9E6C63D0676A9A99ull) ^ 0x5C41u;
+	int e_max = p->out == MMAGEN_F16 ? 4 : rg_fp8_out(p) ? 2 : 10;
+	for (size_t i = 0, n = rg_scale_count(p, which); i < n; i++) {
+		uint64_t r = rg_next(&s);
+		int e = (int)(r % (uint64_t)(2 * e_max + 1)) - e_max;
+		/* half of them 2^e, half 2^e times a significand of 24 bits */
+		float f = r >> 63 ? 1.0f : 1.0f + (float)(uint32_t)(r >> 40 & 0x7FFFFF) * 0x1p-23f;
+		out[i] = ldexpf(f, e);
+	}
+}
+
 int rg_alloc(struct rg_data *d)
 {
 	d->a = malloc(rg_bytes(&d->p, 'A'));
 	d->b = malloc(rg_bytes(&d->p, 'B'));
 	d->c = malloc(rg_bytes(&d->p, 'C'));
 	d->d = calloc(rg_bytes(&d->p, 'D'), 1);
-	if (!d->a || !d->b || !d->c || !d->d || (is_small(d->p.a) && !table_small(d->p.a)) ||
+	d->sa = d->sb = NULL;
+	if (d->p.block_scale) {
+		d->sa = malloc(rg_scale_count(&d->p, 'A') * sizeof *d->sa);
+		d->sb = malloc(rg_scale_count(&d->p, 'B') * sizeof *d->sb);
+	}
+	if (!d->a || !d->b || !d->c || !d->d || (d->p.block_scale && (!d->sa || !d->sb)) ||
+	    (is_small(d->p.a) && !table_small(d->p.a)) ||
 	    (is_small(d->p.b) && !table_small(d->p.b)) ||
 	    (is_small(d->p.out) && !table_small(d->p.out))) {
 		rg_data_free(d);
@@ -350,7 +403,10 @@ void rg_data_free(struct rg_data *d)
 	free(d->b);
 	free(d->c);
 	free(d->d);
+	free(d->sa);
+	free(d->sb);
 	d->a = d->b = d->c = d->d = NULL;
+	d->sa = d->sb = NULL;
 }
 
 /* ---- the reference ---- */
@@ -386,6 +442,14 @@ static inline double row_at(const struct row *r, uint32_t x)
 	}
 }
 
+/* Neumaier's compensated sum: *s + *comp holds the sum. */
+static inline void sum_add(double *s, double *comp, double x)
+{
+	double t = *s + x;
+	*comp += fabs(*s) >= fabs(x) ? (*s - t) + x : (x - t) + *s;
+	*s = t;
+}
+
 double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs)
 {
 	const struct rg_problem *p = &d->p;
@@ -397,12 +461,30 @@ double rg_dot(const struct rg_data *d, uint32_t i, uint32_t j, double *sum_abs)
 	 * s4/u4) products are integers below 2^16.  Neumaier's compensated sum keeps the
 	 * error of the sum near 2^-52 |sum|, far below any tolerance below;
 	 * integer sums (below 2^47) are exact outright. */
-	for (uint32_t x = 0; x < p->k; x++) {
-		double prod = row_at(&a, x) * row_at(&b, x);
-		double t = s + prod;
-		comp += fabs(s) >= fabs(prod) ? (s - t) + prod : (prod - t) + s;
-		s = t;
-		sa += fabs(prod);
+	if (!p->block_scale) {
+		for (uint32_t x = 0; x < p->k; x++) {
+			double prod = row_at(&a, x) * row_at(&b, x);
+			sum_add(&s, &comp, prod);
+			sa += fabs(prod);
+		}
+		*sum_abs = sa;
+		return s + comp;
+	}
+	/* fp8-block: a K block's products summed with compensation, times
+	 * the two f32 scales' product (48 significant bits: exact), rounded
+	 * once; the blocks summed with compensation */
+	for (uint32_t k0 = 0, kb = 0; k0 < p->k; k0 += RG_SCALE_BLOCK, kb++) {
+		uint32_t end = p->k - k0 < RG_SCALE_BLOCK ? p->k : k0 + RG_SCALE_BLOCK;
+		double bs = 0, bc = 0, ba = 0;
+		for (uint32_t x = k0; x < end; x++) {
+			double prod = row_at(&a, x) * row_at(&b, x);
+			sum_add(&bs, &bc, prod);
+			ba += fabs(prod);
+		}
+		double scale = (double)d->sa[(size_t)i * p->sa_sm + (size_t)kb * p->sa_sk] *
+			       (double)d->sb[(size_t)(j / RG_SCALE_BLOCK) * p->sb_sn + (size_t)kb * p->sb_sk];
+		sum_add(&s, &comp, scale * (bs + bc));
+		sa += scale * ba;
 	}
 	*sum_abs = sa;
 	return s + comp;
@@ -494,6 +576,10 @@ double rg_half_ulp(mmagen_type t, double x)
  *                                 block of 128, or every L of them with
  *                                 --promote 128 L: each chained block
  *                                 can add its own error)
+ *                                 With --quant fp8-block P is sum
+ *                                 |sa * sb * a * b| (each block's bound
+ *                                 scales with it), plus u * P for the
+ *                                 scales' product rounded to f32.
  *                <= u * P        (s8, u8: the s32 sum is exact, |acc| <=
  *                                 P; one rounding to f32)
  *   |v - alpha*acc| <= u * |alpha| * (P + that)
@@ -518,8 +604,10 @@ double rg_tolerance(const struct rg_problem *p, double sum_abs, double cval, dou
 		acc_err = u * sum_abs;
 		break;
 	case RG_FP8:
+		/* fp8-block: sum_abs is sum |sa sb a b|, and the scales'
+		 * product, rounded to f32 once per K block, adds u of it */
 		acc_err = (p->promote_k > 128 ? p->promote_k / 128 : 1) * RG_FP8_ACC * sum_abs +
-			  (double)p->k * 2 * u * sum_abs;
+			  (double)p->k * 2 * u * sum_abs + (p->block_scale ? u * sum_abs : 0);
 		break;
 	default:
 		/* f16 accumulation: the same bound with f16's u = 2^-11 */

@@ -80,8 +80,10 @@ int rgg_apply_tuned(struct gpu *g, mmagen_gemm_request *r)
 	mmagen_gemm_info info = { .size = sizeof info };
 	char path[4200], note[512], kt[256], ct[128];
 
+	/* (records are per types: a block-scaled kernel does not take the
+	 * unscaled FP8 kernel's, and --tune refuses --quant) */
 	if (r->tile_n || r->tile_m || r->stages || r->cluster || r->group || r->schedule ||
-	    g->info.path != MMAGEN_GEMM_PATH_WGMMA || rg_tune_path(path, sizeof path))
+	    r->quant || g->info.path != MMAGEN_GEMM_PATH_WGMMA || rg_tune_path(path, sizeof path))
 		return 0;
 	if (gpu_key(g, r, &key))
 		return 1;

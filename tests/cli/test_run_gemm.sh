@@ -193,6 +193,29 @@ rc=$?
 if [ $rc -eq 77 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; then ok
 else ko "sm_120a run gemm: exit $rc: $(cat "$tmp/stderr")"; fi
 
+# --quant fp8-block: sm_90a's (without --arch too), FP8 A and B, its
+# scale layout; --save, --load and --tune do not carry its scales
+B8="run gemm --a e4m3 --b e5m2 --out bf16 --m 100 --n 300 --k 136"
+# shellcheck disable=SC2086
+{
+accepted $B8 --quant fp8-block --check --seed 1
+accepted $B8 --quant deepseek-fp8 --scale-layout col --split-k 3 --check --seed 1
+accepted $B8 --arch sm_90a --quant W8A8-FP8-block --tile 64x64 --scale-layout row
+refused 2 "--scale-layout lays out --quant fp8-block's scales" $B8 --scale-layout col
+refused 2 "bad value 'diag' for --scale-layout; legal: row, col" $B8 --quant fp8-block --scale-layout diag
+refused 2 "bad --quant 'fp8-blocks'; legal: .*fp8-block (sm_90a" $B8 --quant fp8-blocks
+refused 2 "leave --save out" $B8 --quant fp8-block --save "$tmp/bs"
+refused 2 "leave --load out" $B8 --quant fp8-block --load "$tmp/bs"
+refused 2 "leave --tune out" $B8 --quant fp8-block --tune
+refused 1 "scales FP8 A and B.*not bf16 and bf16" $G --m 8 --n 8 --k 8 --quant fp8-block
+refused 1 "leave --promote out" $B8 --quant fp8-block --promote 256
+refused 1 "wgmma path's, not mma.sync's; use --arch sm_90a" $B8 --arch sm_89 --quant fp8-block
+refused 1 "is the sm_90a wgmma GEMM's; on sm_120a use --quant mxfp8" $B8 --arch sm_120a --quant fp8-block
+refused 1 "gemm --quant mxfp8 is sm_120a's.*takes --quant fp8-block" $B8 --arch sm_90a --quant mxfp8
+refused 1 "pass 2\^32, the kernel's 32-bit index" run gemm --a e4m3 --b e4m3 --out bf16 --quant fp8-block --m 1048576 --n 8 --k 1048576
+}
+[ ! -e "$tmp/bs" ] && ok || ko "a refused fp8-block --save made its directory"
+
 # sm_120a: the problem's rules before the driver; without --arch a
 # block-scaled request is sm_120a's (skipped without an SM120 GPU)
 S="run gemm --a e2m1 --b e2m1 --out bf16 --quant nvfp4"

@@ -1,7 +1,8 @@
 /* test_run_gemm.c - the CPU side of `run gemm` (gen/cli/run_gemm_host.c,
  * run_gemm_save.c): the problem's rules, the random inputs, the exact
  * reference, its tolerance, the sample of checked elements, the
- * comparison, the grid, and the operands on disk.  Expectations are worked out by hand here (powers of
+ * comparison, the grid, the operands on disk and --quant fp8-block's
+ * scales.  Expectations are worked out by hand here (powers of
  * two, small integers) or by an independent model of the kernel's f32
  * arithmetic, never by calling the code under test twice. */
 #define _POSIX_C_SOURCE 200809L
@@ -547,7 +548,16 @@ static void model_kernel(struct rg_data *d)
 				else
 					acc += (float)a * (float)b;
 				if (fp8 && (x % 128 == 127 || x == p->k - 1)) {
-					acc += part;
+					/* fp8-block: fma(part, sa * sb (f32), acc) */
+					if (p->block_scale) {
+						uint32_t kb = x / 128;
+						float sc = d->sa[(size_t)i * p->sa_sm + (size_t)kb * p->sa_sk] *
+							   d->sb[(size_t)(j / 128) * p->sb_sn +
+								 (size_t)kb * p->sb_sk];
+						acc = fmaf(part, sc, acc);
+					} else {
+						acc += part;
+					}
 					part = 0;
 				}
 			}
@@ -637,6 +647,126 @@ static void test_verify(mmagen_type a, mmagen_type b, mmagen_type out, float alp
 	      "%s x %s -> %s: a dropped product (%g) not caught: %zu bad", name, bname, oname, scaled,
 	      v.bad);
 	rg_data_free(&d);
+}
+
+/* --quant fp8-block: the scales' layouts and values, a reference worked
+ * out by hand (three K blocks, two B blocks, either layout), and the
+ * model kernel's D passing in both layouts, failing with a scale of the
+ * wrong K block, row or B block. */
+static void test_block_scale(void)
+{
+	struct rg_problem p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 5, 300, 129);
+	p.block_scale = 1;
+	rg_scale_layout(&p, 0);
+	CHECK(p.sa_sm == 2 && p.sa_sk == 1 && p.sb_sn == 2 && p.sb_sk == 1 &&
+	      rg_scale_count(&p, 'A') == 10 && rg_scale_count(&p, 'B') == 6,
+	      "row-major scales: %u %u %u %u", p.sa_sm, p.sa_sk, p.sb_sn, p.sb_sk);
+	rg_scale_layout(&p, 1);
+	CHECK(p.sa_sm == 1 && p.sa_sk == 5 && p.sb_sn == 1 && p.sb_sk == 3 && p.scale_col,
+	      "column-major scales: %u %u %u %u", p.sa_sm, p.sa_sk, p.sb_sn, p.sb_sk);
+	/* the kernel's 32-bit index: M x KB below 2^32 (A's bytes 2^40) */
+	struct rg_problem big = mixed(MMAGEN_E4M3, MMAGEN_E4M3, MMAGEN_BF16, 1u << 20, 8, 1u << 20);
+	big.block_scale = 1;
+	CHECK(rg_check_problem(&big) && strstr(rg_error(), "pass 2^32"), "M x KB past 2^32: %s",
+	      rg_error());
+	big.block_scale = 0;
+	CHECK_EXPR(rg_check_problem(&big) == 0);
+
+	/* the scales: positive, finite, powers of two and others, within
+	 * 2^-E .. 2^(E+1) (E 10 for bf16 D, 4 for f16, 2 for FP8 D) */
+	static const mmagen_type outs[] = { MMAGEN_BF16, MMAGEN_F16, MMAGEN_E4M3 };
+	static const int emax[] = { 10, 4, 2 };
+	float sc[1200];
+	for (int o = 0; o < 3; o++) {
+		struct rg_problem q = mixed(MMAGEN_E4M3, MMAGEN_E4M3, outs[o], 300, 8, 512);
+		q.block_scale = 1;
+		rg_scale_layout(&q, 0);
+		rg_fill_scales(&q, 7, 'A', sc);
+		int pow2 = 0, other = 0, low = 0, high = 0, bad = 0;
+		for (size_t i = 0; i < rg_scale_count(&q, 'A'); i++) {
+			int e;
+			double f = frexp(sc[i], &e);
+			bad += !(sc[i] > 0) || !isfinite(sc[i]) || sc[i] < ldexp(1, -emax[o]) ||
+			       sc[i] >= ldexp(1, emax[o] + 1);
+			pow2 += f == 0.5;
+			other += f != 0.5;
+			low += sc[i] < ldexp(1, 1 - emax[o]);
+			high += sc[i] >= ldexp(1, emax[o]);
+		}
+		CHECK(!bad && pow2 > 300 && other > 300 && low && high,
+		      "scales for %s D: %d out of range, %d powers of two, %d others, %d low, %d high",
+		      mmagen_type_name(outs[o]), bad, pow2, other, low, high);
+	}
+
+	/* by hand: K = 257 (blocks of 128, 128, 1), N = 130 (B blocks 0 and
+	 * 1): A row 0 has 2, 1, 0.5 at K 0, 128, 256; B's column 0 has 1.5,
+	 * 2, 1 there and column 129 -1, 0.5, 4 */
+	for (int col = 0; col < 2; col++) {
+		struct rg_data d = { .p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_F32, 1, 130, 257) };
+		double sa_v[3] = { 0.5, 3, 0x1p-7 }, sb_v[2][3] = { { 2, 0x1p10, 1.25 }, { 5, 1, 0.75 } };
+		double s1, c;
+		d.p.block_scale = 1;
+		rg_scale_layout(&d.p, col);
+		CHECK_EXPR(rg_alloc(&d) == 0);
+		memset(d.a, 0, 257);
+		memset(d.b, 0, 130 * 257);
+		put8(d.a, 0, MMAGEN_E4M3, 2);
+		put8(d.a, 128, MMAGEN_E4M3, 1);
+		put8(d.a, 256, MMAGEN_E4M3, 0.5);
+		put8(d.b, 0, MMAGEN_E5M2, 1.5);
+		put8(d.b, 128, MMAGEN_E5M2, 2);
+		put8(d.b, 256, MMAGEN_E5M2, 1);
+		put8(d.b, 129 * 257 + 0, MMAGEN_E5M2, -1);
+		put8(d.b, 129 * 257 + 128, MMAGEN_E5M2, 0.5);
+		put8(d.b, 129 * 257 + 256, MMAGEN_E5M2, 4);
+		for (int kb = 0; kb < 3; kb++) {
+			d.sa[col ? kb : kb] = (float)sa_v[kb];      /* M = 1: [1][3] or [3][1] */
+			for (int nb = 0; nb < 2; nb++)
+				d.sb[col ? kb * 2 + nb : nb * 3 + kb] = (float)sb_v[nb][kb];
+		}
+		double want0 = 0.5 * 2 * 3 + 3 * 0x1p10 * 2 + 0x1p-7 * 1.25 * 0.5;
+		double want1 = 0.5 * 5 * -2 + 3 * 1 * 0.5 + 0x1p-7 * 0.75 * 2;
+		CHECK(rg_dot(&d, 0, 0, &s1) == want0 && s1 == want0, "block-scaled dot, column 0 (%s): %.17g",
+		      col ? "col" : "row", rg_dot(&d, 0, 0, &s1));
+		CHECK(rg_dot(&d, 0, 129, &s1) == want1 && s1 == 0.5 * 5 * 2 + 3 * 0.5 + 0x1p-7 * 0.75 * 2,
+		      "block-scaled dot, column 129 (%s): %.17g, sum %.17g", col ? "col" : "row",
+		      rg_dot(&d, 0, 129, &s1), s1);
+		d.p.alpha = 2;
+		CHECK_EXPR(rg_reference(&d, 0, 129, &s1, &c) == 2 * want1);
+		/* the scales' product rounded to f32 once a block: u of it */
+		struct rg_problem q = d.p;
+		q.block_scale = 0;
+		CHECK_EXPR(rg_tolerance(&d.p, 100, 0, 1) > rg_tolerance(&q, 100, 0, 1));
+		rg_data_free(&d);
+	}
+
+	/* the model kernel, both layouts; then wrong scales must show */
+	for (int col = 0; col < 2; col++)
+		for (int wrong = 0; wrong < 4; wrong++) {
+			struct rg_data d = { .p = mixed(MMAGEN_E4M3, MMAGEN_E5M2, MMAGEN_BF16, 9, 300, 300) };
+			struct rg_verdict v;
+			d.p.block_scale = 1;
+			rg_scale_layout(&d.p, col);
+			CHECK_EXPR(rg_alloc(&d) == 0);
+			rg_fill_inputs(&d);
+			struct rg_problem right = d.p;
+			/* 1: every K block's scales of block 0; 2: every row
+			 * A's row 0; 3: every column B's block 0 */
+			if (wrong == 1)
+				d.p.sa_sk = d.p.sb_sk = 0;
+			if (wrong == 2)
+				d.p.sa_sm = 0;
+			if (wrong == 3)
+				d.p.sb_sn = 0;
+			model_kernel(&d);
+			d.p = right;
+			CHECK_EXPR(rg_verify(&d, &v) == 0);
+			CHECK(wrong ? v.bad > 9 * 300 / 3 : v.bad == 0 && v.checked == 9 * 300,
+			      "fp8-block %s, wrong %d: %zu of %zu bad (first D[%u][%u] = %g, ref %g, tol %g)",
+			      col ? "col" : "row", wrong, v.bad, v.checked, v.bi, v.bj, v.bad_got,
+			      v.bad_ref, v.bad_tol);
+			rg_data_free(&d);
+		}
 }
 
 static int has(const size_t *v, size_t n, size_t x)
@@ -1176,6 +1306,7 @@ int main(void)
 	test_fill_types();
 	test_reference();
 	test_reference_types();
+	test_block_scale();
 	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_BF16, 1, 0);
 	test_verify(MMAGEN_BF16, MMAGEN_BF16, MMAGEN_E4M3, 1, 0.5f);
 	test_verify(MMAGEN_F16, MMAGEN_F16, MMAGEN_E5M2, -2, 0);
