@@ -813,7 +813,10 @@ typedef struct mmagen_gemm_request {
 			       * mmagen_gemm_split_for); 0 or 1: none */
 	unsigned quant;       /* sm_120a: MMAGEN_QF_* block-scaled A and B
 			       * (scales per K block, as `mmagen quantize`
-			       * writes them); 0: none */
+			       * writes them); sm_90a (wgmma, FP8 A and B):
+			       * MMAGEN_QF_FP8_BLOCK, f32 scales per row of A
+			       * x 128 of K and per 128 x 128 block of B; 0:
+			       * none */
 	unsigned kind;        /* sm_120a: the mma.sync kind (mmagen_kind); 0:
 			       * the one the types and quant name (e2m1 x
 			       * e2m1 mxfp4 may take MMAGEN_KIND_MXF4NVF4 or
@@ -856,7 +859,16 @@ enum { MMAGEN_GEMM_PATH_AUTO = 0, MMAGEN_GEMM_PATH_WGMMA, MMAGEN_GEMM_PATH_MMA_S
  * cluster) * ceil(N/tile_n)) x 1 x 1 (persistent: each CTA, or each
  * cluster, walks tiles with a stride of the grid).  D of type e4m3 or
  * e5m2 adds a parameter d_scale (f32) after d_tma (before split-K's):
- * D = satfinite(d_scale * (alpha * A * B + beta * C)), C of D's type. */
+ * D = satfinite(d_scale * (alpha * A * B + beta * C)), C of D's type.
+ * quant MMAGEN_QF_FP8_BLOCK adds, after d_tma and d_scale (before
+ * split-K's), sa, sb (u64 device addresses of f32 scales) and sa_sm,
+ * sa_sk, sb_sn, sb_sk (u32 strides in elements): with kb = k / 128, D =
+ * alpha * sum over kb of sa[m][kb] * sb[n / 128][kb] * (A * B over kb's
+ * elements of K) + beta * C, the scale of (row m, kb) at sa + 4 (m sa_sm
+ * + kb sa_sk), of (n / 128, kb) at sb + 4 (nb sb_sn + kb sb_sk), whose
+ * last index ((M - 1) sa_sm + (KB - 1) sa_sk, KB = ceil(K / 128); B's
+ * likewise, NB = ceil(N / 128)) stays below 2^32; stype f32 and
+ * scale_block 128 say so. */
 typedef struct mmagen_gemm_info {
 	size_t size;          /* sizeof(mmagen_gemm_info): set by the caller */
 	const char *kernel;   /* entry name */
@@ -914,7 +926,8 @@ typedef struct mmagen_gemm_info {
 	 * scale_block elements of K (stype MMAGEN_TYPE_NONE, scale_block 0:
 	 * kind::f8f6f4, sa and sb unused).  elem_bits_a/b: 8 for the byte
 	 * containers of kind::f8f6f4/mxf8f6f4 (e2m1 in bits 2..5), 4 for
-	 * packed e2m1 (mxf4, mxf4nvf4). */
+	 * packed e2m1 (mxf4, mxf4nvf4).  The wgmma path's fp8-block
+	 * kernel: stype MMAGEN_F32, scale_block 128 (above). */
 	mmagen_type stype;
 	unsigned scale_block;
 	/* The mma.sync path's split-K through a workspace (above). */

@@ -5,7 +5,7 @@
 # awkward sizes (M, N, K not multiples of the tile, K below one stage,
 # M = 1, N = 8), alpha/beta other than (1, 0), 1- and 2-CTA clusters,
 # other tiles and stages; the layouts nn/nt/tt, f16 accumulation and
-# e4m3/e5m2 D; then --save / --load round trips.  Each run
+# e4m3/e5m2 D; --quant fp8-block; then --save / --load round trips.  Each run
 # compares every element (or, when large, a sample and the corners) with
 # the exact CPU reference and checks the guard bytes around D.
 # Exit 77 (skip) without a CUDA driver or GPU.
@@ -15,14 +15,14 @@ echo "seed $seed"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-# SECTIONS="mixes tiles layouts split pingpong stores mmasync shapes saveload" (default:
+# SECTIONS="mixes tiles layouts split pingpong stores mmasync shapes saveload blockscale" (default:
 # all) runs only those parts; "stores" counts the D store paths of the
 # parts run before it
 want() { [ -z "${SECTIONS:-}" ] && return 0; case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 for s in ${SECTIONS:-}; do
 	case $s in
-	mixes | tiles | layouts | split | pingpong | stores | mmasync | shapes | saveload) ;;
-	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split pingpong stores mmasync shapes saveload" >&2; exit 2 ;;
+	mixes | tiles | layouts | split | pingpong | stores | mmasync | shapes | saveload | blockscale) ;;
+	*) echo "run_gemm.sh: SECTIONS: no section '$s'; the sections are mixes tiles layouts split pingpong stores mmasync shapes saveload blockscale" >&2; exit 2 ;;
 	esac
 done
 step() {
@@ -491,6 +491,40 @@ else
 	fail=$((fail + 1)); echo "FAIL: --save then --load (u8 x s8 -> s32) did not give the same D"
 fi
 
+fi
+
+# --quant fp8-block: the four FP8 mixes and every D type; tiles whose
+# columns lie in one, two (128x192 at n0 % 128 = 64) or three (128x176)
+# B blocks; tiles of 16-64 rows (K blocks in pairs, a second set of
+# scales); K = 1, 136 (a partial last block), odd M and N (rows and B
+# blocks past them clamped); split-K S and auto (the slice's first K
+# block); column-major scales (--scale-layout col); cluster 2; beta
+if want blockscale; then
+# shellcheck disable=SC2086
+{
+for t in "e4m3 e4m3 bf16" "e4m3 e5m2 f16" "e5m2 e4m3 f32" "e5m2 e5m2 bf16" "e4m3 e4m3 e4m3"; do
+	set -- $t
+	step --quant fp8-block --a $1 --b $2 --out $3 --m 1 --n 8 --k 1
+	step --quant fp8-block --a $1 --b $2 --out $3 --m 333 --n 259 --k 136 --beta 1
+	step --quant fp8-block --a $1 --b $2 --out $3 --m 1000 --n 1000 --k 1000 --alpha 1.5 --beta 0.5 --scale-layout col
+	step --quant fp8-block --a $1 --b $2 --out $3 --m 4096 --n 4096 --k 4096
+done
+for tile in 128x192 128x176 128x160 128x128 128x64 64x192 64x128 64x64 32x96 16x64 16x48; do
+	step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 777 --n 1001 --k 1300 --tile $tile
+	step --quant fp8-block --a e4m3 --b e5m2 --out f32 --m 77 --n 1001 --k 700 --tile $tile --scale-layout col --beta -1
+done
+step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 4096 --n 4096 --k 14336 --split-k 3
+step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 4096 --n 4096 --k 4096 --split-k auto
+step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 777 --n 1001 --k 1300 --split-k 4 --scale-layout col
+step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 16 --n 7168 --k 2048 --tile 16x64 --split-k 2
+step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m 2000 --n 1000 --k 1000 --cluster 2 --beta 1
+step --quant fp8-block --a e4m3 --b e4m3 --out e4m3 --m 1000 --n 1000 --k 1000 --d-scale 0.5 --tile 128x128
+# run gemm's own choices for DeepSeek-V3's shapes (small and large M)
+for shape in "64 2112 7168" "128 7168 2048" "4096 24576 1536" "4096 7168 16384"; do
+	set -- $shape
+	step --quant fp8-block --a e4m3 --b e4m3 --out bf16 --m $1 --n $2 --k $3
+done
+}
 fi
 
 echo "$pass passed, $fail failed (seed $seed)"
