@@ -51,9 +51,13 @@ static mmart_status args_in(const mmart_gemm_args *in, mmart_gemm_args *a)
 {
 	if (!in)
 		return BAD("mmart_gemm: args is NULL");
-	if (in->size != sizeof *a)
+	/* the struct of 2026-11 ended at ldsb; fields added since (scratch,
+	 * the block scales' strides) read as 0, their defaults */
+	if (in->size != sizeof *a && in->size != offsetof(mmart_gemm_args, scratch))
 		return BAD("mmart_gemm: args.size = %zu is not the size of mmart_gemm_args "
-			   "(%zu here): set it with mmart_gemm_args_init", in->size, sizeof *a);
+			   "(%zu here, %zu before the scratch fields): set it with "
+			   "mmart_gemm_args_init", in->size, sizeof *a,
+			   offsetof(mmart_gemm_args, scratch));
 	memset(a, 0, sizeof *a);
 	memcpy(a, in, in->size);
 	return MMART_OK;
